@@ -1,0 +1,1 @@
+"""The exercises, one module each (see grader.exercise.discover); modules starting with _ are helpers."""

@@ -1,0 +1,215 @@
+"""Shared by the chapter-3 exercises: finding attention answers and mapping the judge's weights into them.
+
+The judge draws weights for the roles query/key/value/out, writes them into the student's module in
+whatever layout it uses (book names, raw (d_in, d_out) parameters, a fused qkv), writes the same
+roles into the reference from solutions/, and compares outputs. Only shapes and names come from the
+child; the values compared are computed here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import torch
+
+from grader.exercise import NotFound
+from grader.session import Obj, Sandbox
+
+RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
+
+_ROLE_PATTERNS = {
+    "qkv": re.compile(r"qkv|c_attn|in_proj"),
+    "q": re.compile(r"quer|(^|[._])(w_?q|q_?proj|q|wq)([._]|$)"),
+    "k": re.compile(r"key|(^|[._])(w_?k|k_?proj|k|wk)([._]|$)"),
+    "v": re.compile(r"val|(^|[._])(w_?v|v_?proj|v|wv)([._]|$)"),
+    "o": re.compile(r"out|proj|(^|[._])(w_?o|o|wo)([._]|$)"),
+}
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Weights in nn.Linear layout: q, k, v are (d_out, d_in); o is (d_out, d_out)."""
+
+    q: torch.Tensor
+    k: torch.Tensor
+    v: torch.Tensor
+    q_b: torch.Tensor | None = None
+    k_b: torch.Tensor | None = None
+    v_b: torch.Tensor | None = None
+    o: torch.Tensor | None = None
+    o_b: torch.Tensor | None = None
+
+
+def random_roles(rng: torch.Generator, d_in: int, d_out: int, *, bias: bool = False,
+                 out_proj: bool = False) -> Roles:
+    def w(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=rng) / shape[-1] ** 0.5
+
+    return Roles(
+        q=w(d_out, d_in), k=w(d_out, d_in), v=w(d_out, d_in),
+        q_b=w(d_out) if bias else None, k_b=w(d_out) if bias else None, v_b=w(d_out) if bias else None,
+        o=w(d_out, d_out) if out_proj else None, o_b=w(d_out) if out_proj else None,
+    )
+
+
+def book_state(roles: Roles, prefix: str = "") -> dict[str, torch.Tensor]:
+    """The roles under the book's parameter names (the layout of the classes in solutions/)."""
+    named = {
+        "W_query.weight": roles.q, "W_key.weight": roles.k, "W_value.weight": roles.v,
+        "W_query.bias": roles.q_b, "W_key.bias": roles.k_b, "W_value.bias": roles.v_b,
+        "out_proj.weight": roles.o, "out_proj.bias": roles.o_b,
+    }
+    return {prefix + n: t for n, t in named.items() if t is not None}
+
+
+def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: int,
+                  prefix: str = "") -> dict[str, torch.Tensor] | None:
+    """The roles written in the student's layout, or None when the layout cannot be mapped safely."""
+    state: dict[str, torch.Tensor] = {}
+    for p in params:
+        name, shape = p["name"], tuple(p["shape"])
+        if not name.startswith(prefix):
+            continue
+        value = _value_for(name[len(prefix):].lower(), shape, roles, d_in, d_out)
+        if value is None:
+            return None
+        state[name] = value
+    covered = {_role_of(n[len(prefix):].lower()) for n in state}
+    if not ({"q", "k", "v"} <= covered or "qkv" in covered) or (roles.o is not None) != ("o" in covered):
+        return None
+    return state
+
+
+def _role_of(name: str) -> str | None:
+    for role, pattern in _ROLE_PATTERNS.items():
+        if pattern.search(name):
+            return role
+    return None
+
+
+def _value_for(name: str, shape: tuple[int, ...], roles: Roles, d_in: int,
+               d_out: int) -> torch.Tensor | None:
+    role = _role_of(name)
+    is_bias = name.endswith("bias") or len(shape) == 1
+    linear = name.endswith(".weight")
+    if role == "qkv":
+        if is_bias:
+            parts = [roles.q_b, roles.k_b, roles.v_b]
+            return torch.cat(parts) if all(p is not None for p in parts) and shape == (3 * d_out,) else None  # type: ignore[arg-type]
+        fused = torch.cat([roles.q, roles.k, roles.v])
+        return _oriented(fused, shape, linear)
+    if role in ("q", "k", "v", "o"):
+        weight = getattr(roles, role)
+        if is_bias:
+            bias = getattr(roles, f"{role}_b")
+            return bias if bias is not None and tuple(bias.shape) == shape else None
+        return _oriented(weight, shape, linear) if weight is not None else None
+    return None
+
+
+def _oriented(weight: torch.Tensor, shape: tuple[int, ...], linear: bool) -> torch.Tensor | None:
+    """nn.Linear keeps (out, in); a raw parameter used as x @ W keeps (in, out)."""
+    same, flipped = tuple(weight.shape) == shape, tuple(weight.T.shape) == shape
+    if same and (linear or not flipped):
+        return weight
+    if flipped:
+        return weight.T.contiguous()
+    return None
+
+
+def per_head(params: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Group a wrapper's parameters by head prefix ("heads.0." ...), in head order."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for p in params:
+        match = re.match(r"^(.*?\.\d+\.)", p["name"])
+        if match:
+            groups.setdefault(match.group(1), []).append(p)
+    return dict(sorted(groups.items(), key=lambda kv: int(kv[0].rstrip(".").rsplit(".", 1)[-1])))
+
+
+def map_heads(params: list[dict[str, Any]], rng: torch.Generator, d_in: int,
+              d_out: int) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
+    """Fresh weights for every head of a wrapper ("heads.0." ...): (roles per head, student's state), or None."""
+    heads = per_head(params)
+    roles: list[Roles] = []
+    student: dict[str, torch.Tensor] = {}
+    for prefix, head_params in heads.items():
+        head_roles = random_roles(rng, d_in, d_out)
+        mapped = student_state(head_params, head_roles, d_in, d_out, prefix=prefix)
+        if mapped is None:
+            return None
+        roles.append(head_roles)
+        student.update(mapped)
+    return (roles, student) if roles else None
+
+
+def heads_state(roles: list[Roles]) -> dict[str, torch.Tensor]:
+    """Per-head roles under the book wrapper's names."""
+    state: dict[str, torch.Tensor] = {}
+    for i, head_roles in enumerate(roles):
+        state.update(book_state(head_roles, prefix=f"heads.{i}."))
+    return state
+
+
+# -- finding answers --------------------------------------------------------------------------------
+def classes(sb: Sandbox, name: str) -> list[Obj]:
+    return [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+
+
+def the_class(sb: Sandbox, name: str) -> Obj:
+    """The submission's own class of that name (the last definition wins, as in the notebook)."""
+    found = classes(sb, name)
+    if not found:
+        raise NotFound("not_found.class", name=name)
+    return found[-1]
+
+
+def function(sb: Sandbox, name: str) -> Obj | None:
+    found = [o for o in sb.inventory() if o.kind == "function" and o.cls == name]
+    return found[-1] if found else None
+
+
+def instances(sb: Sandbox, class_names: Iterable[str]) -> list[Obj]:
+    wanted = set(class_names)
+    return [o for o in sb.inventory() if o.kind == "module" and o.cls in wanted]
+
+
+def trainable_count(info: dict[str, Any]) -> int:
+    total = 0
+    for p in info.get("parameters", []):
+        if p.get("requires_grad"):
+            count = 1
+            for d in p["shape"]:
+                count *= d
+            total += count
+    return total
+
+
+def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    if a.shape != b.shape:
+        return float("inf")
+    return float((a.double() - b.double()).abs().max()) if a.numel() else 0.0
+
+
+def close(a: torch.Tensor, b: torch.Tensor, equal_nan: bool = False) -> bool:
+    return a.shape == b.shape and bool(
+        torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=equal_nan)
+    )
+
+
+def sample(t: torch.Tensor, n: int = 6) -> list[float]:
+    """A few values for the feedback page."""
+    return [round(float(v), 5) for v in t.detach().flatten()[:n]]
+
+
+def reference_output(cls: type, args: tuple[Any, ...], state: dict[str, torch.Tensor],
+                     x: torch.Tensor) -> torch.Tensor:
+    """What the solutions/ class computes with the same weights (dropout off, no grad)."""
+    module = cls(*args)
+    missing, unexpected = module.load_state_dict(state, strict=False)
+    if unexpected or any(not k.endswith("mask") for k in missing):
+        raise AssertionError(f"reference weights do not fit {cls.__name__}: {missing} {unexpected}")
+    module.eval()
+    with torch.no_grad():
+        return module(x)

@@ -1,0 +1,258 @@
+"""Exercise 3.1: move SelfAttention_v2's nn.Linear weights into SelfAttention_v1's raw parameters.
+
+The classic slip is the missing transpose, which only shows when d_in != d_out by crashing, and
+hides entirely when d_in == d_out; so the template-style answer is run on a square shape too, and
+the book-style pair is inspected parameter by parameter to name what went wrong.
+"""
+from __future__ import annotations
+
+import re
+
+import torch
+
+from exercises._attention import (
+    Roles,
+    close,
+    function,
+    instances,
+    max_diff,
+    random_roles,
+    reference_output,
+    book_state,
+    sample,
+    student_state,
+    the_class,
+)
+from grader.catalogue import Msg
+from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.session import Obj, Sandbox, StudentError
+from solutions import chapter3
+
+SHAPES = [(3, 2), (4, 4), (5, 3)]  # (d_in, d_out); the square one is where a missing .T hides
+TOKENS = (1, 6, 9)
+ROLES = ("query", "key", "value")
+
+EXERCISE = Exercise(
+    id="3.1",
+    title={"en": "Transfer weights from SelfAttention_v2 to SelfAttention_v1",
+           "zh": "将 SelfAttention_v2 的权重转移到 SelfAttention_v1"},
+    statement={
+        "en": "Transfer the weights of a SelfAttention_v2 instance into a SelfAttention_v1 instance so "
+              "that both produce the same outputs. Hint: nn.Linear stores its weight transposed.",
+        "zh": "将 SelfAttention_v2 实例的权重转移到 SelfAttention_v1 实例中，使两者输出相同。"
+              "提示：nn.Linear 以转置形式存储权重。",
+    },
+    reference=chapter3,
+    messages={
+        "not_found.pair": {
+            "en": "no transfer_weights(sa_v1, sa_v2) function, and no SelfAttention_v1 and SelfAttention_v2 objects.",
+            "zh": "没有 transfer_weights(sa_v1, sa_v2) 函数，也没有 SelfAttention_v1 和 SelfAttention_v2 对象。",
+        },
+        "not_found.class": {"en": "no class {name}.", "zh": "没有类 {name}。"},
+        "agree.ok": {
+            "en": "v1 and v2 give the same outputs on {n} fresh inputs.",
+            "zh": "v1 和 v2 在 {n} 组新的随机输入上输出相同。",
+        },
+        "agree.mismatch": {
+            "en": "v1 and v2 differ on a fresh input of shape {shape} (largest difference {diff:.3g}). {diagnosis}",
+            "zh": "v1 和 v2 在形状为 {shape} 的新输入上输出不同（最大差值 {diff:.3g}）。{diagnosis}",
+        },
+        "agree.raised": {
+            "en": "v1 raised {error} on an input of shape {shape}. {diagnosis}",
+            "zh": "v1 在形状为 {shape} 的输入上抛出了 {error}。{diagnosis}",
+        },
+        "parameters.ok": {
+            "en": "W_query, W_key and W_value of v1 are nn.Parameters equal to v2's weights transposed.",
+            "zh": "v1 的 W_query、W_key、W_value 都是 nn.Parameter，且等于 v2 权重的转置。",
+        },
+        "parameters.wrong": {"en": "{diagnosis}", "zh": "{diagnosis}"},
+        "classes.ok": {
+            "en": "Your SelfAttention_v1 and SelfAttention_v2 compute the reference attention for shapes {shapes}.",
+            "zh": "你的 SelfAttention_v1 和 SelfAttention_v2 在形状 {shapes} 上都与参考实现一致。",
+        },
+        "classes.mismatch": {
+            "en": "{cls} with the reference's weights differs from the reference attention for d_in={d_in}, "
+                  "d_out={d_out} (largest difference {diff:.3g}). Check the scaling by sqrt(d_out) and the softmax dim.",
+            "zh": "{cls} 载入参考权重后，在 d_in={d_in}、d_out={d_out} 时与参考注意力不同（最大差值 {diff:.3g}）。"
+                  "请检查除以 sqrt(d_out) 的缩放和 softmax 的维度。",
+        },
+        "classes.unmapped": {
+            "en": "{cls} keeps its weights under names the grader cannot map (expected W_query, W_key, W_value).",
+            "zh": "{cls} 的权重名称无法识别（应为 W_query、W_key、W_value）。",
+        },
+        "diag.missing_transpose": {
+            "en": "{param} holds sa_v2.{param}.weight without .T: nn.Linear stores (d_out, d_in), "
+                  "SelfAttention_v1 needs (d_in, d_out). Transpose it (book section 3.4.2).",
+            "zh": "{param} 直接使用了 sa_v2.{param}.weight 而没有 .T：nn.Linear 存储的是 (d_out, d_in)，"
+                  "SelfAttention_v1 需要 (d_in, d_out)。请转置（见书 3.4.2 节）。",
+        },
+        "diag.not_moved": {
+            "en": "{param} was not moved: it still holds v1's own random values.",
+            "zh": "{param} 没有被转移：它仍然是 v1 自己的随机初始值。",
+        },
+        "diag.swapped": {
+            "en": "{param} holds sa_v2.{other}.weight.T: the query and key matrices are swapped.",
+            "zh": "{param} 中是 sa_v2.{other}.weight.T：query 和 key 矩阵互换了。",
+        },
+        "diag.wrong_role": {
+            "en": "{param} holds sa_v2.{other}.weight.T instead of sa_v2.{param}.weight.T.",
+            "zh": "{param} 中是 sa_v2.{other}.weight.T，而不是 sa_v2.{param}.weight.T。",
+        },
+        "diag.plain_tensor": {
+            "en": "{param} was given a plain tensor; nn.Module only accepts an nn.Parameter there: "
+                  "wrap it, torch.nn.Parameter(sa_v2.{param}.weight.T).",
+            "zh": "{param} 被赋予了普通张量；nn.Module 在此只接受 nn.Parameter："
+                  "请包装为 torch.nn.Parameter(sa_v2.{param}.weight.T)。",
+        },
+        "diag.missing": {
+            "en": "v1 has no parameter {param}.",
+            "zh": "v1 没有参数 {param}。",
+        },
+        "diag.unknown": {
+            "en": "Compare each of v1's matrices with the matching v2 weight, transposed.",
+            "zh": "请逐个比较 v1 的矩阵与 v2 中对应权重的转置。",
+        },
+    },
+)
+
+
+def transferred_pairs(sb: Sandbox) -> list[tuple[Obj, Obj, int]]:
+    """(v1, v2, d_in) after the transfer: fresh pairs through transfer_weights, else the submission's pair."""
+    fn = function(sb, "transfer_weights")
+    if fn is not None:
+        v1_cls, v2_cls = the_class(sb, "SelfAttention_v1"), the_class(sb, "SelfAttention_v2")
+        pairs = []
+        for d_in, d_out in SHAPES:
+            v1, v2 = sb.construct(v1_cls, d_in, d_out), sb.construct(v2_cls, d_in, d_out)
+            sb.call(fn, v1, v2, label="transfer_weights(sa_v1, sa_v2)")
+            pairs.append((v1, v2, d_in))
+        return pairs
+    v1s, v2s = instances(sb, ["SelfAttention_v1"]), instances(sb, ["SelfAttention_v2"])
+    if not v1s or not v2s:
+        raise NotFound("not_found.pair")
+    v2 = v2s[-1]
+    weights = [p["shape"] for p in v2.info.get("parameters", []) if len(p["shape"]) == 2]
+    if not weights:
+        raise NotFound("not_found.pair")
+    return [(v1s[-1], v2, weights[0][1])]
+
+
+def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
+    """Name what is wrong with v1's matrices, comparing each with every v2 weight (None: all right)."""
+    s1, s2 = sb.state(v1), sb.state(v2)
+    info = sb.describe(v1)
+    registered = {p["name"] for p in info.get("parameters", [])}
+    plain = {p["name"] for p in info.get("plain_tensors", [])}
+    v2w = {role: s2.get(f"W_{role}.weight") for role in ROLES}
+    if any(w is None for w in v2w.values()):
+        return Msg("3.1.diag.unknown")
+    for role in ROLES:
+        name = f"W_{role}"
+        t = s1.get(name)
+        if t is None:
+            return _plain_tensor_from_cells(sb) or Msg("3.1.diag.missing", {"param": name})
+        if name in plain or name not in registered:
+            return Msg("3.1.diag.plain_tensor", {"param": name})
+        own = v2w[role]
+        assert own is not None
+        if close(t, own.T):
+            continue
+        if t.shape == own.shape and close(t, own):
+            return Msg("3.1.diag.missing_transpose", {"param": name})
+        for other in ROLES:
+            other_w = v2w[other]
+            if other != role and other_w is not None and close(t, other_w.T):
+                key = "swapped" if {role, other} == {"query", "key"} else "wrong_role"
+                return Msg(f"3.1.diag.{key}", {"param": name, "other": f"W_{other}"})
+        return _plain_tensor_from_cells(sb) or Msg("3.1.diag.not_moved", {"param": name})
+    return None
+
+
+_CANNOT_ASSIGN = re.compile(r"cannot assign .* as parameter '(\w+)'")
+
+
+def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
+    """A book-style transfer that assigned a plain tensor raised in its cell; the cell record says which."""
+    for record in sb.cell_records():
+        match = _CANNOT_ASSIGN.search((record.error or {}).get("message", ""))
+        if match:
+            return Msg("3.1.diag.plain_tensor", {"param": match.group(1)})
+    return None
+
+
+def _transfer_failed(exc: StudentError) -> Outcome | None:
+    match = _CANNOT_ASSIGN.search((exc.detail or {}).get("message", ""))
+    if match:
+        return failed("parameters.wrong", diagnosis=Msg("3.1.diag.plain_tensor", {"param": match.group(1)}))
+    return None
+
+
+@EXERCISE.check("agree", points=4, title={"en": "v1 and v2 agree on fresh inputs",
+                                          "zh": "v1 与 v2 在新输入上一致"})
+def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    try:
+        pairs = transferred_pairs(sb)
+    except StudentError as exc:
+        outcome = _transfer_failed(exc)
+        if outcome is None:
+            raise
+        return outcome
+    count = 0
+    for v1, v2, d_in in pairs:
+        for tokens in TOKENS:
+            x = torch.randn(tokens, d_in, generator=rng)
+            expected = sb.forward(v2, x, label="sa_v2(x)")
+            try:
+                got = sb.forward(v1, x, label="sa_v1(x)")
+            except StudentError as exc:
+                error = f"{exc.detail.get('type')}: {exc.detail.get('message')}"
+                return failed("agree.raised", {"error": exc.detail}, error=error, shape=list(x.shape),
+                              diagnosis=diagnose(sb, v1, v2) or Msg("3.1.diag.unknown"))
+            if not close(got, expected):
+                evidence = {"input_shape": list(x.shape), "v1": sample(got), "v2": sample(expected),
+                            "max_diff": max_diff(got, expected)}
+                return failed("agree.mismatch", evidence, shape=list(x.shape), diff=max_diff(got, expected),
+                              diagnosis=diagnose(sb, v1, v2) or Msg("3.1.diag.unknown"))
+            count += 1
+    return passed("agree.ok", n=count)
+
+
+@EXERCISE.check("parameters", points=3, title={"en": "v1 holds v2's weights, transposed, as nn.Parameters",
+                                               "zh": "v1 以 nn.Parameter 持有 v2 权重的转置"})
+def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    try:
+        pairs = transferred_pairs(sb)
+    except StudentError as exc:
+        outcome = _transfer_failed(exc)
+        if outcome is None:
+            raise
+        return outcome
+    for v1, v2, _ in pairs:
+        problem = diagnose(sb, v1, v2)
+        if problem is not None:
+            return failed("parameters.wrong", diagnosis=problem)
+    return passed("parameters.ok")
+
+
+@EXERCISE.check("classes", points=3, title={"en": "Your classes compute the reference attention",
+                                            "zh": "你的类与参考注意力一致"})
+def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    names = ("SelfAttention_v1", "SelfAttention_v2")
+    found = [c for c in (sb.inventory()) if c.kind == "class" and c.cls in names]
+    if not found:
+        raise NotFound("not_found.class", name=" / ".join(names))
+    for d_in, d_out in SHAPES:
+        roles: Roles = random_roles(rng, d_in, d_out)
+        x = torch.randn(6, d_in, generator=rng)
+        expected = reference_output(chapter3.SelfAttention_v2, (d_in, d_out), book_state(roles), x)
+        for name in names:
+            module = sb.construct(the_class(sb, name), d_in, d_out)
+            state = student_state(module.info.get("parameters", []), roles, d_in, d_out)
+            if state is None:
+                return failed("classes.unmapped", cls=name)
+            sb.load_state(module, state)
+            got = sb.forward(module, x)
+            if not close(got, expected):
+                return failed("classes.mismatch", {"expected": sample(expected), "got": sample(got)},
+                              cls=name, d_in=d_in, d_out=d_out, diff=max_diff(got, expected))
+    return passed("classes.ok", shapes=", ".join(f"{a}→{b}" for a, b in SHAPES))

@@ -1,0 +1,173 @@
+"""Exercise 3.2: two heads that give 2-dim context vectors, by setting d_out=1 rather than changing the class.
+
+Output width alone cannot tell d_out=1 with two heads from d_out=2 with one, so the heads are
+counted and, where their weights can be mapped, the answer is compared with two reference heads.
+"""
+from __future__ import annotations
+
+import re
+
+import torch
+
+from typing import Any
+
+from exercises._attention import (
+    close,
+    function,
+    instances,
+    max_diff,
+    reference_output,
+    sample,
+    the_class,
+    heads_state,
+    map_heads,
+)
+from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.judge import probe_failure_outcome
+from grader.session import Obj, ProbeFailure, Sandbox
+from solutions import chapter3
+
+WRAPPER = "MultiHeadAttentionWrapper"
+FRESH = [(3, 6), (5, 8)]  # (d_in, context_length) for a template-style builder
+
+EXERCISE = Exercise(
+    id="3.2",
+    title={"en": "Two-dimensional context vectors from two heads", "zh": "两个头输出二维上下文向量"},
+    statement={
+        "en": "Change the input arguments of the MultiHeadAttentionWrapper(..., num_heads=2) call so that "
+              "the output context vectors are two-dimensional instead of four-dimensional while keeping "
+              "num_heads=2. Hint: you don't have to modify the class implementation; you just have to "
+              "change one of the other input arguments.",
+        "zh": "更改 MultiHeadAttentionWrapper (..., num_heads=2) 调用的输入参数，使输出上下文向量为二维而不是"
+              "四维，同时保持 num_heads=2 的设置。提示：你不需要修改类的实现、你只需要更改其他一个输入参数。",
+    },
+    reference=chapter3,
+    messages={
+        "not_found.answer": {
+            "en": "no build_two_dim_wrapper(d_in, context_length) function and no MultiHeadAttentionWrapper "
+                  "object (a markdown cell is not run: put the answer in a code cell).",
+            "zh": "没有 build_two_dim_wrapper(d_in, context_length) 函数，也没有 MultiHeadAttentionWrapper 对象"
+                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+        },
+        "not_found.class": {"en": "no class {name}.", "zh": "没有类 {name}。"},
+        "answer.ok": {
+            "en": "{name} keeps 2 heads and gives context vectors of shape {shape}.",
+            "zh": "{name} 保持 2 个头，输出形状为 {shape} 的上下文向量。",
+        },
+        "answer.changed_heads": {
+            "en": "{name} has {heads} head(s): the exercise keeps num_heads=2 and changes d_out to 1 instead.",
+            "zh": "{name} 只有 {heads} 个头：练习要求保持 num_heads=2，应改为把 d_out 设为 1。",
+        },
+        "answer.wrong_width": {
+            "en": "{name} gives {width}-dim context vectors (shape {shape}); with 2 heads, d_out=1 gives 2.",
+            "zh": "{name} 输出 {width} 维上下文向量（形状 {shape}）；2 个头时 d_out=1 才得到 2 维。",
+        },
+        "answer.mismatch": {
+            "en": "{name} has the right shape but differs from two reference heads with the same weights "
+                  "(largest difference {diff:.3g}).",
+            "zh": "{name} 形状正确，但与使用相同权重的两个参考头输出不同（最大差值 {diff:.3g}）。",
+        },
+        "concat.ok": {
+            "en": "Your MultiHeadAttentionWrapper concatenates its heads on the last dim, like the reference.",
+            "zh": "你的 MultiHeadAttentionWrapper 与参考实现一样在最后一维拼接各头输出。",
+        },
+        "concat.mismatch": {
+            "en": "Your MultiHeadAttentionWrapper (d_in={d_in}, d_out={d_out}, num_heads={heads}) differs from "
+                  "the reference heads concatenated with torch.cat(..., dim=-1) (shape {got} vs {expected}, "
+                  "largest difference {diff:.3g}).",
+            "zh": "你的 MultiHeadAttentionWrapper（d_in={d_in}, d_out={d_out}, num_heads={heads}）与用 "
+                  "torch.cat(..., dim=-1) 拼接的参考头不同（形状 {got} 对 {expected}，最大差值 {diff:.3g}）。",
+        },
+        "concat.unmapped": {
+            "en": "The heads of your MultiHeadAttentionWrapper keep their weights under names the grader "
+                  "cannot map (expected heads.N.W_query ...).",
+            "zh": "你的 MultiHeadAttentionWrapper 各头的权重名称无法识别（应为 heads.N.W_query 等）。",
+        },
+    },
+)
+
+
+def head_count(info: dict[str, Any]) -> int:
+    """Direct children of a ModuleList, e.g. heads.0 and heads.1."""
+    return sum(1 for m in info.get("modules", []) if re.fullmatch(r"\w+\.\d+", m["name"]))
+
+
+def dims(info: dict[str, Any]) -> tuple[int, int] | None:
+    """(d_in, context_length) of a wrapper, read from its first head's weight and mask."""
+    weights = [p["shape"] for p in info.get("parameters", []) if len(p["shape"]) == 2]
+    masks = [b["shape"] for b in info.get("buffers", []) if len(b["shape"]) == 2]
+    if not weights:
+        return None
+    return weights[0][1], masks[0][0] if masks else 6
+
+
+@EXERCISE.check("answer", points=4, title={"en": "2 heads, 2-dim context vectors",
+                                           "zh": "2 个头，二维上下文向量"})
+def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    builder = function(sb, "build_two_dim_wrapper")
+    if builder is not None:
+        for d_in, ctx in FRESH:
+            wrapper = sb.call_module(builder, d_in, ctx, label=f"build_two_dim_wrapper({d_in}, {ctx})")
+            outcome = judge_wrapper(sb, wrapper, d_in, ctx, rng)
+            if outcome.status != "passed":
+                return outcome
+        return outcome
+    # A notebook usually also holds the book's 4-dim demo and may rebind the answer's name later,
+    # so every wrapper it ever built is a candidate (found by object, not by name), newest first.
+    outcomes = []
+    for wrapper in reversed(instances(sb, [WRAPPER])):
+        found = dims(wrapper.info)
+        if found is None:
+            continue
+        try:
+            outcomes.append(judge_wrapper(sb, wrapper, *found, rng))
+        except ProbeFailure as exc:
+            outcomes.append(probe_failure_outcome(exc))
+        if outcomes[-1].status == "passed":
+            return outcomes[-1]
+    if not outcomes:
+        raise NotFound("not_found.answer")
+    return outcomes[0]
+
+
+def judge_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> Outcome:
+    tokens = min(ctx, 6)
+    x = torch.randn(2, tokens, d_in, generator=rng)
+    out = sb.forward(wrapper, x, label=f"{wrapper.name}(x)")
+    heads = head_count(wrapper.info)
+    shape = list(out.shape)
+    if heads != 2 and shape[-1] == 2:
+        return failed("answer.changed_heads", name=wrapper.name, heads=heads)
+    if shape != [2, tokens, 2]:
+        return failed("answer.wrong_width", {"shape": shape}, name=wrapper.name, width=shape[-1], shape=shape)
+    mapped = map_heads(wrapper.info.get("parameters", []), rng, d_in, 1)
+    if mapped is not None and len(mapped[0]) == 2:
+        sb.load_state(wrapper, mapped[1])
+        out = sb.forward(wrapper, x, label=f"{wrapper.name}(x)")
+        expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, 1, ctx, 0.0, 2),
+                                    heads_state(mapped[0]), x)
+        if not close(out, expected):
+            return failed("answer.mismatch", {"expected": sample(expected), "got": sample(out)},
+                          name=wrapper.name, diff=max_diff(out, expected))
+    return passed("answer.ok", name=wrapper.name, shape=shape)
+
+
+@EXERCISE.check("concat", points=2, title={"en": "The wrapper concatenates its heads",
+                                           "zh": "包装类拼接各头的输出"})
+def concat(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    cls = the_class(sb, WRAPPER)
+    for d_in, d_out, ctx, num_heads in [(4, 3, 8, 2), (3, 1, 6, 2)]:
+        wrapper = sb.construct(cls, d_in, d_out, ctx, 0.0, num_heads)
+        mapped = map_heads(wrapper.info.get("parameters", []), rng, d_in, d_out)
+        if mapped is None or len(mapped[0]) != num_heads:
+            return failed("concat.unmapped")
+        sb.load_state(wrapper, mapped[1])
+        x = torch.randn(2, ctx, d_in, generator=rng)
+        expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, d_out, ctx, 0.0, num_heads),
+                                    heads_state(mapped[0]), x)
+        got = sb.forward(wrapper, x)
+        if not close(got, expected):
+            return failed("concat.mismatch", {"expected": sample(expected), "got": sample(got)},
+                          d_in=d_in, d_out=d_out, heads=num_heads, got=list(got.shape),
+                          expected=list(expected.shape), diff=max_diff(got, expected))
+    return passed("concat.ok")

@@ -1,0 +1,189 @@
+"""Exercise 3.3: a GPT-2-small-sized MultiHeadAttention (768 -> 768, 12 heads, 1024-token context).
+
+The parameter count the child reports is a claim, so the module is also run: the judge's weights
+go in, a 1024-token input goes through, and the output must match a 12-head reference.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from exercises._attention import (
+    book_state,
+    close,
+    function,
+    instances,
+    max_diff,
+    random_roles,
+    reference_output,
+    sample,
+    student_state,
+    trainable_count,
+)
+from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.session import Obj, Sandbox
+from solutions import chapter3
+
+D_MODEL, HEADS, CONTEXT = 768, 12, 1024
+EXPECTED_COUNT = 2_360_064
+KNOWN_COUNTS = {
+    2_362_368: "count.qkv_bias",
+    1_769_472: "count.no_out_proj",
+    3_408_640: "count.mask_parameter",
+}
+OTHER_HEADS = (1, 2, 3, 4, 6, 8, 16, 24, 32)
+
+EXERCISE = Exercise(
+    id="3.3",
+    title={"en": "A GPT-2-sized attention module", "zh": "初始化 GPT-2 规模的注意力模块"},
+    statement={
+        "en": "Using the MultiHeadAttention class, initialize a multi-head attention module that has the "
+              "same number of attention heads as the smallest GPT-2 model (12 attention heads). Also ensure "
+              "that you use the respective input and output embedding sizes similar to GPT-2 (768 "
+              "dimensions). Note that the smallest GPT-2 model supports a context length of 1024 tokens.",
+        "zh": "使用 MultiHeadAttention 类，初始化一个具有与最小 GPT-2 模型相同数量的注意力头（12 个注意力头）的"
+              "MultiHeadAttention 模块。同时确保你使用与 GPT-2 相似的输入和输出嵌入规模（768 维）。"
+              "请注意，最小的 GPT-2 模型支持 1024 个 Token 的上下文长度。",
+    },
+    reference=chapter3,
+    messages={
+        "not_found.answer": {
+            "en": "no build_gpt2_small_attention() function and no MultiHeadAttention object with 768-dim "
+                  "weights (a markdown cell is not run: put the answer in a code cell).",
+            "zh": "没有 build_gpt2_small_attention() 函数，也没有 768 维权重的 MultiHeadAttention 对象"
+                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+        },
+        "count.ok": {
+            "en": "{name} has 2,360,064 trainable parameters, as GPT-2 small's attention does.",
+            "zh": "{name} 有 2,360,064 个可训练参数，与 GPT-2 small 的注意力层一致。",
+        },
+        "count.qkv_bias": {
+            "en": "{name} has {count:,} trainable parameters: 2,304 too many, the biases of qkv_bias=True. "
+                  "The book's count uses qkv_bias=False.",
+            "zh": "{name} 有 {count:,} 个可训练参数：多了 2,304 个，即 qkv_bias=True 的偏置。书中的计数使用 qkv_bias=False。",
+        },
+        "count.no_out_proj": {
+            "en": "{name} has {count:,} trainable parameters: the output projection out_proj "
+                  "(768×768 + 768) is missing.",
+            "zh": "{name} 有 {count:,} 个可训练参数：缺少输出投影 out_proj（768×768 + 768）。",
+        },
+        "count.mask_parameter": {
+            "en": "{name} has {count:,} trainable parameters: the 1024×1024 mask is an nn.Parameter. "
+                  "Register it with self.register_buffer('mask', ...) so it is not trained.",
+            "zh": "{name} 有 {count:,} 个可训练参数：1024×1024 的掩码被注册成了 nn.Parameter。"
+                  "请用 self.register_buffer('mask', ...) 注册，使其不参与训练。",
+        },
+        "count.other": {
+            "en": "{name} has {count:,} trainable parameters; GPT-2 small's attention has 2,360,064.",
+            "zh": "{name} 有 {count:,} 个可训练参数；GPT-2 small 的注意力层有 2,360,064 个。",
+        },
+        "heads.ok": {
+            "en": "With the grader's weights, {name} computes 12 heads of 64 dims, 768 in and out.",
+            "zh": "载入评分器的权重后，{name} 计算 12 个 64 维的头，输入输出均为 768 维。",
+        },
+        "heads.wrong_heads": {
+            "en": "{name} behaves like {heads} heads of {head_dim}, not 12 heads of 64: use num_heads=12.",
+            "zh": "{name} 的行为相当于 {heads} 个 {head_dim} 维的头，而不是 12 个 64 维的头：请使用 num_heads=12。",
+        },
+        "heads.wrong_dims": {
+            "en": "{name} maps {d_in} inputs to {d_out} outputs; GPT-2 small uses 768 in and 768 out.",
+            "zh": "{name} 把 {d_in} 维输入映射到 {d_out} 维输出；GPT-2 small 输入输出均为 768 维。",
+        },
+        "heads.unmapped": {
+            "en": "{name}'s weights cannot be matched to query/key/value/out_proj of 768×768, so its heads "
+                  "cannot be confirmed.",
+            "zh": "{name} 的权重无法对应到 768×768 的 query/key/value/out_proj，因此无法确认它的头。",
+        },
+        "heads.mismatch": {
+            "en": "{name} differs from a 12-head reference with the same weights (largest difference {diff:.3g}).",
+            "zh": "{name} 与使用相同权重的 12 头参考实现不同（最大差值 {diff:.3g}）。",
+        },
+        "context.ok": {
+            "en": "{name} handles a full 1024-token context.",
+            "zh": "{name} 能处理完整的 1024 个 Token 的上下文。",
+        },
+        "context.wrong": {
+            "en": "{name}'s mask is {size}×{size}: GPT-2 small's context length is 1024.",
+            "zh": "{name} 的掩码是 {size}×{size}：GPT-2 small 的上下文长度是 1024。",
+        },
+        "context.shape": {
+            "en": "{name} returned shape {shape} for a (1, 1024, 768) input.",
+            "zh": "{name} 对 (1, 1024, 768) 的输入返回了形状 {shape}。",
+        },
+    },
+)
+
+
+def the_answer(sb: Sandbox) -> Obj:
+    """The builder's module, else the submission's 768-wide MultiHeadAttention (the newest)."""
+    builder = function(sb, "build_gpt2_small_attention")
+    if builder is not None:
+        return sb.call_module(builder, label="build_gpt2_small_attention()")
+    found = [m for m in instances(sb, ["MultiHeadAttention"]) if _is_768(m.info)]
+    if not found:
+        raise NotFound("not_found.answer")
+    exact = [m for m in found if trainable_count(m.info) == EXPECTED_COUNT]
+    return (exact or found)[-1]
+
+
+def _is_768(info: dict[str, Any]) -> bool:
+    return any(D_MODEL in p["shape"] for p in info.get("parameters", []))
+
+
+@EXERCISE.check("parameters", points=2, title={"en": "2,360,064 trainable parameters",
+                                               "zh": "2,360,064 个可训练参数"})
+def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    module = the_answer(sb)
+    count = trainable_count(module.info)
+    if count == EXPECTED_COUNT:
+        return passed("count.ok", {"count": count}, name=module.name)
+    return failed(KNOWN_COUNTS.get(count, "count.other"), {"count": count, "expected": EXPECTED_COUNT},
+                  name=module.name, count=count)
+
+
+@EXERCISE.check("heads", points=2, title={"en": "12 heads of 64, 768 in and out",
+                                          "zh": "12 个 64 维的头，输入输出 768 维"})
+def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    module = the_answer(sb)
+    params = module.info.get("parameters", [])
+    for bias in (False, True):  # qkv_bias=True costs points under "parameters", not here
+        roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
+        state = student_state(params, roles, D_MODEL, D_MODEL)
+        if state is not None:
+            break
+    if state is None:
+        weights = [p["shape"] for p in params if p["name"].endswith("weight") and len(p["shape"]) == 2]
+        if weights and tuple(weights[0]) != (D_MODEL, D_MODEL):
+            return failed("heads.wrong_dims", name=module.name, d_in=weights[0][1], d_out=weights[0][0])
+        return failed("heads.unmapped", name=module.name)
+    sb.load_state(module, state)
+    x = torch.randn(1, 16, D_MODEL, generator=rng)
+    got = sb.forward(module, x)
+    reference = book_state(roles)
+    expected = reference_output(chapter3.MultiHeadAttention, (D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS, bias),
+                                reference, x)
+    if close(got, expected):
+        return passed("heads.ok", name=module.name)
+    for h in OTHER_HEADS:
+        other = reference_output(chapter3.MultiHeadAttention, (D_MODEL, D_MODEL, CONTEXT, 0.0, h, bias),
+                                 reference, x)
+        if close(got, other):
+            return failed("heads.wrong_heads", name=module.name, heads=h, head_dim=D_MODEL // h)
+    return failed("heads.mismatch", {"expected": sample(expected), "got": sample(got)},
+                  name=module.name, diff=max_diff(got, expected))
+
+
+@EXERCISE.check("context", points=2, title={"en": "A 1024-token context that works",
+                                            "zh": "可用的 1024 Token 上下文"})
+def context(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    module = the_answer(sb)
+    for buffer in module.info.get("buffers", []) + module.info.get("parameters", []):
+        shape = buffer["shape"]
+        if "mask" in buffer["name"].lower() and len(shape) >= 2 and shape[-1] != CONTEXT:
+            return failed("context.wrong", name=module.name, size=shape[-1])
+    x = torch.randn(1, CONTEXT, D_MODEL, generator=rng)
+    out = sb.forward(module, x, timeout=30)
+    if list(out.shape) != [1, CONTEXT, D_MODEL]:
+        return failed("context.shape", name=module.name, shape=list(out.shape))
+    return passed("context.ok", name=module.name)

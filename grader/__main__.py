@@ -1,0 +1,4 @@
+"""`python -m grader` is the `grade` command."""
+from grader.cli import main
+
+main()

@@ -1,0 +1,134 @@
+"""Grading one submission: load it, start its sandbox, run each exercise's checks, build the result.
+
+Failures are values: a student's exception, a timeout, a crash and a fault of the grader itself
+each become a check result with its own message; only the last is marked "error", and it is ours.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from grader import __version__, catalogue
+from grader.exercise import Check, Exercise, NotFound, Outcome
+from grader.launcher import Launcher
+from grader.loading import load
+from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo
+from grader.sandbox.limits import Limits
+from grader.session import (
+    BadReturn,
+    BudgetExhausted,
+    ChildCrashed,
+    ProbeFailure,
+    ProbeTimeout,
+    ProtocolViolation,
+    Sandbox,
+    StudentError,
+)
+
+
+def grade(path: Path, exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
+          lang: str = "en", timeout: float = 60.0, limits: Limits = Limits()) -> RunResult:
+    """Grade one file. Raises grader.loading.LoadError when the file cannot be graded at all."""
+    started = time.monotonic()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    submission = load(path)
+    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits)
+    try:
+        try:
+            sandbox.start()
+        except ProbeFailure:
+            pass  # whatever stopped the cells is recorded per cell; the checks report what is missing
+        results = tuple(_run_exercise(ex, sandbox, seed, lang) for ex in exercises)
+        cells = sandbox.cell_records()
+        output = sandbox.output_tail()
+    finally:
+        sandbox.close()
+    return RunResult(
+        grader_version=__version__,
+        seed=seed,
+        lang=lang,
+        started_at=started_at,
+        duration_s=time.monotonic() - started,
+        submission=SubmissionInfo(str(path), submission.sha256, submission.kind),
+        cells=cells,
+        exercises=results,
+        protections=tuple(sandbox.protections),
+        output_tail=output,
+    )
+
+
+def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) -> ExerciseResult:
+    checks = []
+    for check in exercise.checks:
+        rng = torch.Generator().manual_seed(_check_seed(seed, exercise.id, check.id))
+        checks.append(_run_check(exercise, check, sandbox, rng, lang))
+    return ExerciseResult(
+        id=exercise.id,
+        title=catalogue.pick(exercise.title, lang),
+        statement=catalogue.pick(exercise.statement, lang),
+        checks=tuple(checks),
+    )
+
+
+def _check_seed(seed: int, exercise_id: str, check_id: str) -> int:
+    digest = hashlib.sha256(f"{seed}/{exercise_id}/{check_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
+def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Generator,
+               lang: str) -> CheckResult:
+    try:
+        outcome = check.fn(sandbox, exercise.reference, rng)
+    except NotFound as exc:
+        outcome = Outcome("failed", "check.not_found", {"what": _what(exercise, exc, lang)})
+    except ProbeFailure as exc:
+        outcome = probe_failure_outcome(exc)
+    except Exception as exc:  # a bug in the grader: reported as ours, never as the student's
+        outcome = Outcome("error", "check.grader_error", {"error": f"{type(exc).__name__}: {exc}"})
+    points = check.points
+    return CheckResult(
+        id=check.id,
+        title=catalogue.pick(check.title, lang),
+        status=outcome.status,
+        score=points if outcome.status == "passed" else 0.0,
+        max_score=0.0 if outcome.status == "skipped" else points,
+        message=catalogue.text(exercise.message_key(outcome.key), lang, **outcome.args),
+        message_key=exercise.message_key(outcome.key),
+        evidence=outcome.evidence,
+    )
+
+
+def _what(exercise: Exercise, exc: NotFound, lang: str) -> str:
+    return catalogue.text(exercise.message_key(exc.what), lang, **exc.args_)
+
+
+def probe_failure_outcome(exc: ProbeFailure) -> Outcome:
+    """The message for a probe that ended without an answer, naming what the judge had asked for."""
+    name = exc.label
+    if isinstance(exc, StudentError):
+        error = exc.detail or {}
+        evidence: dict[str, Any] = {"error": error}
+        if error.get("type") == "NotImplementedError":
+            return Outcome("failed", "check.not_implemented", {"name": name}, evidence)
+        shown = f"{error.get('type')}: {error.get('message', '')}".strip()
+        if error.get("line"):
+            shown += f" (line {error['line']})"
+        return Outcome("failed", "check.raised", {"name": name, "error": shown}, evidence)
+    if isinstance(exc, BudgetExhausted):
+        return Outcome("failed", "check.deadline", {"seconds": exc.detail})
+    if isinstance(exc, ProbeTimeout):
+        return Outcome("failed", "check.timeout", {"name": name, "seconds": exc.detail})
+    if isinstance(exc, ChildCrashed):
+        status = exc.detail if isinstance(exc.detail, dict) else {}
+        if "signal" in status:
+            return Outcome("failed", "check.killed", {"name": name, "signal": status["signal"]})
+        return Outcome("failed", "check.exited", {"name": name, "code": status.get("exit", "?")})
+    if isinstance(exc, BadReturn):
+        return Outcome("failed", "check.bad_return", {"name": name, "got": exc.detail})
+    assert isinstance(exc, ProtocolViolation)
+    return Outcome("failed", "check.protocol", {"name": name}, {"detail": str(exc.detail)})

@@ -1,0 +1,123 @@
+"""Starting sandboxed children, from the judge's side: a forking zygote, or single-use workers.
+
+Both give the judge a process id (a process-group leader it can SIGKILL as a whole) and a socket
+that speaks grader.wire, and both reap what they started.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import grader
+
+READY_TIMEOUT = 120.0
+
+
+class LaunchError(Exception):
+    """The sandbox machinery itself failed (not the submission)."""
+
+
+class Launcher(Protocol):
+    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]: ...
+    def reap(self, pid: int) -> dict[str, int]: ...
+    def close(self) -> None: ...
+
+
+def _python_env() -> dict[str, str]:
+    env = dict(os.environ)
+    root = str(Path(grader.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "grader.sandbox.zygote", *args]
+
+
+class ZygoteLauncher:
+    """Forks children from a process that imported torch once; starting it early hides that cost."""
+
+    def __init__(self) -> None:
+        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            _command("zygote", str(theirs.fileno())),
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            env=_python_env(),
+        )
+        theirs.close()
+        self.ready = False
+
+    def _request(self, request: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
+        try:
+            if not self.ready:
+                self.ctl.settimeout(READY_TIMEOUT)
+                if not json.loads(self.ctl.recv(4096) or b"{}").get("ready"):
+                    raise LaunchError(f"the zygote exited with status {self.proc.wait()}")
+                self.ready = True
+            self.ctl.settimeout(READY_TIMEOUT)
+            socket.send_fds(self.ctl, [json.dumps(request).encode()], fds or [])
+            answer = self.ctl.recv(4096)
+        except (OSError, ValueError) as exc:
+            raise LaunchError(f"the zygote did not answer: {exc}") from None
+        if not answer:
+            raise LaunchError(f"the zygote exited with status {self.proc.poll()}")
+        return json.loads(answer)  # type: ignore[no-any-return]
+
+    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+        ours, theirs = socket.socketpair()
+        try:
+            pid = self._request({"op": "fork", "config": config}, [theirs.fileno()])["pid"]
+        finally:
+            theirs.close()
+        return int(pid), ours
+
+    def reap(self, pid: int) -> dict[str, int]:
+        return self._request({"op": "reap", "pid": pid})
+
+    def close(self) -> None:
+        """The zygote holds no state worth a goodbye; its children were killed by their sandboxes."""
+        self.ctl.close()
+        self.proc.kill()
+        self.proc.wait()
+
+
+class SpawnLauncher:
+    """One fresh interpreter per child, for platforms where forking after `import torch` is unsafe."""
+
+    def __init__(self) -> None:
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+
+    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+        ours, theirs = socket.socketpair()
+        proc = subprocess.Popen(
+            _command("worker", str(theirs.fileno()), json.dumps(config)),
+            pass_fds=(theirs.fileno(),),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            env=_python_env(),
+        )
+        theirs.close()
+        self.procs[proc.pid] = proc
+        return proc.pid, ours
+
+    def reap(self, pid: int) -> dict[str, int]:
+        code = self.procs.pop(pid).wait()
+        return {"signal": -code} if code < 0 else {"exit": code}
+
+    def close(self) -> None:
+        for proc in self.procs.values():
+            proc.kill()
+            proc.wait()
+
+
+def default_launcher() -> Launcher:
+    if sys.platform.startswith("linux") and hasattr(socket, "send_fds"):
+        return ZygoteLauncher()
+    return SpawnLauncher()

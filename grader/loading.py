@@ -1,0 +1,144 @@
+"""Turn a submission file into the cells the sandbox runs: read -> pick code cells -> neutralise magics.
+
+This runs in the judge and only reads text; nothing here executes submission code. Each step is a
+small function so it can be tested alone (the nbgrader preprocessor idea without its configuration).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import nbformat
+
+Kind = Literal["py", "ipynb"]
+
+# Cell magics whose body is ordinary Python that Jupyter runs (once, for our purposes).
+BODY_MAGICS = {"time", "timeit", "capture", "prun"}
+
+_LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<magic>[!%].*)$")
+_ASSIGNED_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_]\w*)\s*=\s*(?P<magic>[!%].*)$")
+_HELP = re.compile(r"^\s*[A-Za-z_][\w.]*\?{1,2}\s*$")
+_PERCENT_CELL = re.compile(r"^# %%")
+
+
+class LoadError(Exception):
+    """The file cannot be graded at all; `key` names the catalogue message, `args` fill it."""
+
+    def __init__(self, key: str, **args: str) -> None:
+        super().__init__(key)
+        self.key = key
+        self.args_ = args
+
+
+@dataclass(frozen=True)
+class Cell:
+    number: int  # 1-based position among all of the notebook's cells (for a .py file: its % block)
+    source: str
+    filename: str  # what tracebacks show
+    first_line: int = 1  # where the cell starts in the file, so line numbers match the student's editor
+    skipped_magics: tuple[str, ...] = ()
+    writefile: tuple[str, str, bool] | None = None  # (name, content, append) of a %%writefile cell
+
+
+@dataclass(frozen=True)
+class Submission:
+    path: Path
+    kind: Kind
+    sha256: str
+    cells: tuple[Cell, ...] = field(default=())
+
+
+def load(path: Path) -> Submission:
+    """Read a .py module or .ipynb notebook into neutralised cells; LoadError when it can't be graded."""
+    if not path.exists():
+        raise LoadError("cli.missing_file", path=str(path))
+    if path.suffix not in (".py", ".ipynb"):
+        raise LoadError("cli.bad_kind", path=str(path))
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LoadError("cli.unreadable", path=str(path), error=str(exc)) from None
+    sha = hashlib.sha256(raw).hexdigest()
+    if path.suffix == ".py":
+        return Submission(path, "py", sha, split_module(text, path.name))
+    return Submission(path, "ipynb", sha, tuple(neutralise(c) for c in notebook_cells(text, path)))
+
+
+def split_module(text: str, filename: str) -> tuple[Cell, ...]:
+    """A module is one cell, or one per `# %%` block (the percent format editors use)."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if _PERCENT_CELL.match(line)]
+    if not starts or starts[0] != 0:
+        starts = [0] + starts
+    bounds = zip(starts, starts[1:] + [len(lines)])
+    return tuple(
+        Cell(number=n, source="".join(lines[a:b]), filename=filename, first_line=a + 1)
+        for n, (a, b) in enumerate(bounds, start=1)
+    )
+
+
+def notebook_cells(text: str, path: Path) -> list[Cell]:
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises JSON, schema and version errors of many types
+        raise LoadError("cli.bad_notebook", path=str(path), error=_first_line(exc)) from None
+    return [
+        Cell(number=n, source=cell.source, filename=f"<cell {n}>")
+        for n, cell in enumerate(nb.cells, start=1)
+        if cell.cell_type == "code"
+    ]
+
+
+def neutralise(cell: Cell) -> Cell:
+    """Keep what a cell means in Jupyter without running anything but Python.
+
+    Line numbers are preserved (a neutralised line becomes `pass`), so errors point at the
+    student's own line.
+    """
+    lines = cell.source.splitlines()
+    skipped: list[str] = []
+    if lines and lines[0].startswith("%%"):
+        name, _, args = lines[0][2:].partition(" ")
+        skipped.append(lines[0].strip())
+        if name == "writefile":
+            return _writefile(cell, args, lines[1:], skipped)
+        if name not in BODY_MAGICS:
+            return Cell(cell.number, "", cell.filename, cell.first_line, tuple(skipped))
+        lines[0] = ""
+    out = []
+    for line in lines:
+        assigned = _ASSIGNED_MAGIC.match(line)
+        magic = _LINE_MAGIC.match(line)
+        if assigned:
+            skipped.append(assigned["magic"].strip()[:200])
+            out.append(f"{assigned['indent']}{assigned['target']} = []")
+        elif magic:
+            skipped.append(magic["magic"].strip()[:200])
+            out.append(f"{magic['indent']}pass")
+        elif _HELP.match(line):
+            skipped.append(line.strip()[:200])
+            out.append(line[: len(line) - len(line.lstrip())] + "pass")
+        else:
+            out.append(line)
+    return Cell(cell.number, "\n".join(out) + "\n", cell.filename, cell.first_line, tuple(skipped))
+
+
+def _writefile(cell: Cell, args: str, body: list[str], skipped: list[str]) -> Cell:
+    words = args.split()
+    append = "-a" in words or "--append" in words
+    names = [w for w in words if not w.startswith("-")]
+    target = names[0] if names else ""
+    return Cell(
+        cell.number, "", cell.filename, cell.first_line, tuple(skipped),
+        writefile=(target, "\n".join(body) + "\n", append),
+    )
+
+
+def _first_line(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0][:300] if lines else type(exc).__name__

@@ -1,0 +1,1 @@
+"""Renderers: each reads a grader.results.RunResult and nothing else."""

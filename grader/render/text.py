@@ -1,0 +1,27 @@
+"""Making submission-derived text safe to show: no terminal escapes, no control characters."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from grader import catalogue
+
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(value: object) -> str:
+    """Strip ANSI sequences and control characters (keeping newlines and tabs)."""
+    return _CONTROL.sub("", _ANSI.sub("", str(value)))
+
+
+def cell_problem(cell: int, status: str, error: dict[str, Any] | None, lang: str) -> str:
+    """One line for a cell that did not run cleanly (shared by every renderer)."""
+    error = error or {}
+    if status == "timeout":
+        return catalogue.text("cell.timeout", lang, cell=cell, seconds=error.get("seconds", 0))
+    if status == "crashed":
+        return catalogue.text("cell.crashed", lang, cell=cell)
+    where = f" (line {error['line']})" if error.get("line") else ""
+    message = str(error.get("message", "")).splitlines()[0][:300] if error.get("message") else ""
+    return catalogue.text("cell.error", lang, cell=cell, type=error.get("type", "Error"), message=message + where)

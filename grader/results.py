@@ -1,0 +1,115 @@
+"""The one result model: run -> exercise -> check, plus what loading the submission recorded.
+
+Every output (terminal, HTML, JSON) is a renderer that reads these frozen dataclasses and nothing
+else, so a new output format never needs to touch grading code.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["passed", "failed", "error", "skipped"]
+CellStatus = Literal["ok", "error", "timeout", "crashed", "skipped"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    title: str
+    status: Status
+    score: float
+    max_score: float
+    message: str
+    message_key: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    id: str
+    title: str
+    statement: str
+    checks: tuple[CheckResult, ...]
+
+    @property
+    def score(self) -> float:
+        return sum(c.score for c in self.checks)
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_score for c in self.checks)
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    """What happened to one code cell (a .py file is one cell) when the sandbox ran it."""
+
+    cell: int
+    status: CellStatus
+    error: dict[str, Any] | None = None
+    skipped_magics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SubmissionInfo:
+    path: str
+    sha256: str
+    kind: Literal["py", "ipynb"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    grader_version: str
+    seed: int
+    lang: str
+    started_at: str
+    duration_s: float
+    submission: SubmissionInfo
+    cells: tuple[CellRecord, ...]
+    exercises: tuple[ExerciseResult, ...]
+    protections: tuple[str, ...]
+    output_tail: str = ""
+
+    @property
+    def score(self) -> float:
+        return sum(e.score for e in self.exercises)
+
+    @property
+    def max_score(self) -> float:
+        return sum(e.max_score for e in self.exercises)
+
+    @property
+    def full_marks(self) -> bool:
+        return all(c.status in ("passed", "skipped") for e in self.exercises for c in e.checks)
+
+    @property
+    def grader_fault(self) -> bool:
+        return any(c.status == "error" for e in self.exercises for c in e.checks)
+
+
+def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
+    return {
+        "id": exercise.id,
+        "title": exercise.title,
+        "score": exercise.score,
+        "max_score": exercise.max_score,
+        "checks": [asdict(c) for c in exercise.checks],
+    }
+
+
+def to_json(run: RunResult) -> dict[str, Any]:
+    """The documented JSON form (README, "JSON result")."""
+    return {
+        "grader_version": run.grader_version,
+        "seed": run.seed,
+        "lang": run.lang,
+        "started_at": run.started_at,
+        "duration_s": round(run.duration_s, 3),
+        "submission": asdict(run.submission),
+        "score": run.score,
+        "max_score": run.max_score,
+        "exercises": [_exercise_json(e) for e in run.exercises],
+        "cells": [asdict(c) for c in run.cells],
+        "protections": list(run.protections),
+        "output_tail": run.output_tail,
+    }

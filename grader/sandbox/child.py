@@ -1,0 +1,226 @@
+"""The sandboxed child: runs the submission's cells and answers the judge's probes.
+
+This is the only place student code runs. Objects stay here; the judge holds integer handles to
+them and gets back plain data and tensor bytes (grader.wire). The child never decides a verdict.
+"""
+from __future__ import annotations
+
+import linecache
+import os
+import socket
+import sys
+import traceback
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from torch import nn
+
+from grader import wire
+from grader.sandbox import inventory, limits
+
+MAX_TEXT = 2000
+
+
+class Child:
+    def __init__(self, sock: socket.socket, submission_file: str) -> None:
+        self.sock = sock
+        self.module = types.ModuleType("__main__")
+        self.module.__file__ = submission_file
+        self.namespace = self.module.__dict__
+        self.namespace["display"] = _display
+        sys.modules["__main__"] = self.module
+        self.own_files: set[str] = set()
+        self.objects: list[Any] = []
+        self.refs: dict[int, int] = {}  # id(object) -> handle; self.objects keeps every id alive
+        self.history: list[tuple[int, str, Any]] = []  # (cell, name, object) for every binding made
+        self.ops: dict[str, Callable[..., Any]] = {
+            "run_cell": self.run_cell,
+            "inventory": self.inventory,
+            "construct": self.construct,
+            "call": self.call,
+            "load_state": self.load_state,
+            "state": self.state,
+            "describe": self.describe,
+            "devices": self.devices,
+        }
+
+    def serve(self) -> None:
+        while True:
+            try:
+                request = wire.recv(self.sock)
+            except wire.PeerClosed:
+                return
+            try:
+                reply = {"ok": True, "value": self.ops[request["op"]](**request.get("args", {}))}
+            except BaseException as exc:  # a student's SystemExit or KeyboardInterrupt is an answer too
+                reply = {"ok": False, "error": self.error_info(exc)}
+            _flush()
+            wire.send(self.sock, reply)
+
+    # -- cells ------------------------------------------------------------------------------------
+    def run_cell(self, number: int, source: str, filename: str, first_line: int,
+                 writefile: list[Any] | None = None) -> dict[str, Any]:
+        if writefile:
+            return self.write_file(*writefile)
+        self.own_files.add(filename)
+        padded = "\n" * (first_line - 1) + source
+        linecache.cache[filename] = (len(padded), None, padded.splitlines(keepends=True), filename)
+        before = {name: id(value) for name, value in self.namespace.items()}
+        try:
+            code = compile(padded, filename, "exec")
+            exec(code, self.namespace)
+        finally:
+            for name, value in list(self.namespace.items()):
+                if before.get(name) != id(value) and not name.startswith("__"):
+                    self.history.append((number, name, value))
+        return {"bound": sorted({n for c, n, _ in self.history if c == number})}
+
+    def write_file(self, name: str, content: str, append: bool) -> dict[str, Any]:
+        scratch = Path.cwd().resolve()
+        target = (scratch / name).resolve()
+        if not name or scratch not in target.parents:
+            raise PermissionError(f"%%writefile may only write inside the scratch directory: {name!r}")
+        with open(target, "a" if append else "w", encoding="utf-8") as f:
+            f.write(content)
+        return {"bound": []}
+
+    # -- objects ----------------------------------------------------------------------------------
+    def register(self, obj: Any) -> int:
+        if id(obj) not in self.refs:
+            self.refs[id(obj)] = len(self.objects)
+            self.objects.append(obj)
+        return self.refs[id(obj)]
+
+    def inventory(self) -> list[dict[str, Any]]:
+        """Every module, class and function the cells bound, with every (cell, name) that held it."""
+        entries: dict[int, dict[str, Any]] = {}
+        for cell, name, obj in self.history:
+            ref = self.refs.get(id(obj))
+            if ref not in entries:
+                info = inventory.describe(obj, self.own_files)
+                if info is None:
+                    continue
+                ref = self.register(obj)
+                entries[ref] = {"ref": ref, "bindings": [], **info}
+            entries[ref]["bindings"].append({"cell": cell, "name": name})
+        return list(entries.values())
+
+    def construct(self, ref: int, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        return self.export(self.objects[ref](*self.resolve(args), **self.resolve(kwargs)))
+
+    def call(self, ref: int, args: list[Any], kwargs: dict[str, Any], method: str | None = None,
+             device: str | None = None, grad: bool = False, eval_mode: bool = True) -> Any:
+        target = self.objects[ref]
+        if isinstance(target, nn.Module):
+            if eval_mode:
+                target.eval()
+            if device:
+                target.to(device)
+        fn = getattr(target, method) if method else target
+        args, kwargs = self.resolve(args, device), self.resolve(kwargs, device)
+        with torch.set_grad_enabled(grad):
+            return self.export(fn(*args, **kwargs))
+
+    def load_state(self, ref: int, tensors: dict[str, torch.Tensor]) -> list[str]:
+        module: nn.Module = self.objects[ref]
+        with torch.no_grad():
+            for name, value in tensors.items():
+                try:
+                    target = module.get_parameter(name)
+                except AttributeError:
+                    target = module.get_buffer(name)
+                target.copy_(value)
+        return sorted(tensors)
+
+    def state(self, ref: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
+        module: nn.Module = self.objects[ref]
+        found = dict(module.named_parameters())
+        found.update(module.named_buffers())
+        for item in inventory.plain_tensors(module):
+            owner, _, attr = item["name"].rpartition(".")
+            found[item["name"]] = getattr(module.get_submodule(owner) if owner else module, attr)
+        return {n: t for n, t in found.items() if names is None or n in names}
+
+    def describe(self, ref: int) -> dict[str, Any] | None:
+        return inventory.describe(self.objects[ref], self.own_files)
+
+    def devices(self) -> dict[str, bool]:
+        mps = getattr(torch.backends, "mps", None)
+        return {"cuda": torch.cuda.is_available(), "mps": bool(mps and mps.is_available())}
+
+    # -- values across the boundary -----------------------------------------------------------------
+    def resolve(self, value: Any, device: str | None = None) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value.to(device) if device else value
+        if isinstance(value, dict):
+            if set(value) == {"__ref__"}:
+                return self.objects[value["__ref__"]]
+            return {k: self.resolve(v, device) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v, device) for v in value]
+        return value
+
+    def export(self, value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value
+        if isinstance(value, nn.Module):
+            return {"__ref__": self.register(value), "info": inventory.describe_module(value)}
+        if isinstance(value, (list, tuple)):
+            return [self.export(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): self.export(v) for k, v in value.items()}
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        return {"__object__": type(value).__name__, "repr": _safe(repr, value)}
+
+    def error_info(self, exc: BaseException) -> dict[str, Any]:
+        frames = [
+            {"file": f.filename, "line": f.lineno, "function": f.name, "source": (f.line or "")[:300]}
+            for f in traceback.extract_tb(exc.__traceback__)
+            if f.filename in self.own_files
+        ]
+        message = exc.msg if isinstance(exc, SyntaxError) else _safe(str, exc)
+        info: dict[str, Any] = {
+            "type": type(exc).__name__,
+            "message": str(message)[:MAX_TEXT],
+            "frames": frames[-8:],
+        }
+        if isinstance(exc, SyntaxError):
+            info["line"] = exc.lineno
+            info["source"] = (exc.text or "").rstrip()[:300]
+        elif frames:
+            info["line"] = frames[-1]["line"]
+        return info
+
+
+def _display(*objects: Any, **_: Any) -> None:
+    """Jupyter's display(), as plain printing, so notebooks that call it still run."""
+    print(*objects)
+
+
+def _safe(fn: Callable[[Any], str], value: Any) -> str:
+    try:
+        return str(fn(value))[:MAX_TEXT]
+    except BaseException:
+        return f"<{type(value).__name__} that cannot be shown>"
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def start(sock: socket.socket, config: dict[str, Any]) -> None:
+    """Bootstrap a fresh child: scratch dir, caps, captured output; then serve probes until closed."""
+    os.chdir(config["scratch"])
+    limits.capture_output(config["output"])
+    active = limits.apply(limits.Limits.from_json(config["limits"]))
+    sys.path.insert(0, config["scratch"])
+    child = Child(sock, config["submission"])
+    wire.send(sock, {"ok": True, "value": {"protections": active}})
+    child.serve()

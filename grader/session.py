@@ -1,0 +1,358 @@
+"""The judge's handle on one submission's sandbox: probes with deadlines, and restarts after a kill.
+
+Checks talk to the submission only through `Sandbox`. A probe that hangs, crashes the child or
+breaks the protocol kills the child's whole process group and raises; the next probe starts a
+fresh child that replays the cells (skipping any that hung or crashed), so one bad forward costs
+one check, not the exercises after it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from grader import wire
+from grader.launcher import Launcher
+from grader.loading import Cell, Submission
+from grader.results import CellRecord
+from grader.sandbox.limits import Limits
+
+OUTPUT_FILE = ".grader-output.log"
+OUTPUT_TAIL = 8192
+
+
+class ProbeFailure(Exception):
+    """A probe ended without an answer; `label` names what the judge was asking the submission to do."""
+
+    def __init__(self, label: str, detail: Any = None) -> None:
+        super().__init__(label)
+        self.label = label
+        self.detail = detail
+
+
+class StudentError(ProbeFailure):
+    """The submission's code raised; `detail` is the cleaned error dict (type, message, line, frames)."""
+
+
+class ProbeTimeout(ProbeFailure):
+    """The probe passed its own deadline (`detail`: seconds)."""
+
+
+class BudgetExhausted(ProbeFailure):
+    """The whole submission's time budget is spent (`detail`: seconds)."""
+
+
+class ChildCrashed(ProbeFailure):
+    """The child process ended (`detail`: its exit status dict)."""
+
+
+class ProtocolViolation(ProbeFailure):
+    """The child sent something malformed or oversized and was killed (`detail`: why)."""
+
+
+class BadReturn(ProbeFailure):
+    """The submission answered with the wrong kind of value (`detail`: what it returned)."""
+
+
+@dataclass
+class Obj:
+    """A handle on an object that lives in the child."""
+
+    ref: int
+    info: dict[str, Any]
+    generation: int
+    bindings: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def cls(self) -> str:
+        return str(self.info.get("class", "?"))
+
+    @property
+    def kind(self) -> str:
+        return str(self.info.get("kind", "?"))
+
+    @property
+    def name(self) -> str:
+        """The last name the submission bound it to (what a student would call it)."""
+        return str(self.bindings[-1]["name"]) if self.bindings else self.cls
+
+
+@dataclass
+class _Child:
+    pid: int
+    sock: socket.socket
+
+
+class Sandbox:
+    def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
+                 limits: Limits = Limits(), probe_timeout: float = 10.0) -> None:
+        self.submission = submission
+        self.launcher = launcher
+        self.budget_s = budget_s
+        self.limits = limits
+        self.probe_timeout = probe_timeout
+        self.cell_timeout = max(5.0, budget_s / 2)
+        self.deadline = time.monotonic() + budget_s
+        self.scratch = Path(tempfile.mkdtemp(prefix="grader-"))
+        shutil.copy2(submission.path, self.scratch / submission.path.name)
+        self.generation = 0
+        self.protections: list[str] = []
+        self.records: dict[int, CellRecord] = {}
+        self._child: _Child | None = None
+        self._inventory: list[Obj] | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the cells once (recording each), so failures at load time are known before any check."""
+        self._ensure_child()
+
+    def close(self) -> None:
+        self._kill()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def cell_records(self) -> tuple[CellRecord, ...]:
+        return tuple(self.records[c.number] for c in self.submission.cells if c.number in self.records)
+
+    def output_tail(self) -> str:
+        try:
+            with open(self.scratch / OUTPUT_FILE, "rb") as f:
+                f.seek(max(0, os.fstat(f.fileno()).st_size - OUTPUT_TAIL))
+                return f.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def _ensure_child(self) -> _Child:
+        """A live child with every cell replayed; cells that hung or crashed one are left out."""
+        while self._child is None:
+            self._spawn()
+            for cell in self.submission.cells:
+                if not self._run_cell(cell):
+                    break
+        return self._child
+
+    def _spawn(self) -> None:
+        self._remaining("the sandbox start")
+        config = {
+            "scratch": str(self.scratch),
+            "output": str(self.scratch / OUTPUT_FILE),
+            "submission": str(self.scratch / self.submission.path.name),
+            "limits": self.limits.to_json(),
+        }
+        pid, sock = self.launcher.launch(config)
+        self._child = _Child(pid, sock)
+        self.generation += 1
+        self._inventory = None
+        hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
+        reported = hello.get("protections", []) if isinstance(hello, dict) else []
+        self.protections = [p for p in reported if isinstance(p, str)] + [
+            "deadlines",
+            "process-group-kill",
+            "scratch-copy",
+            "output-capture",
+        ]
+
+    def _run_cell(self, cell: Cell) -> bool:
+        """Run one cell and record it the first time; False when it took the child down."""
+        previous = self.records.get(cell.number)
+        if previous is not None and previous.status in ("timeout", "crashed"):
+            return True
+        args = {
+            "number": cell.number,
+            "source": cell.source,
+            "filename": cell.filename,
+            "first_line": cell.first_line,
+            "writefile": list(cell.writefile) if cell.writefile else None,
+        }
+        magics = cell.skipped_magics
+        record = CellRecord(cell.number, "ok", None, magics)
+        try:
+            self._exchange({"op": "run_cell", "args": args}, f"cell {cell.number}", self.cell_timeout)
+        except StudentError as exc:
+            record = CellRecord(cell.number, "error", exc.detail, magics)
+        except ProbeTimeout as exc:
+            record = CellRecord(cell.number, "timeout", {"seconds": exc.detail}, magics)
+        except (ChildCrashed, ProtocolViolation) as exc:
+            record = CellRecord(cell.number, "crashed", {"how": exc.detail}, magics)
+        if previous is None or record.status in ("timeout", "crashed"):
+            self.records[cell.number] = record
+        return self._child is not None
+
+    def _kill(self) -> dict[str, int]:
+        child, self._child = self._child, None
+        if child is None:
+            return {}
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        child.sock.close()
+        return self.launcher.reap(child.pid)
+
+    # -- probes -------------------------------------------------------------------------------------
+    def _remaining(self, label: str) -> float:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise BudgetExhausted(label, self.budget_s)
+        return remaining
+
+    def _probe(self, op: str, label: str, timeout: float | None = None, **args: Any) -> Any:
+        self._ensure_child()
+        return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout)
+
+    def _exchange(self, request: dict[str, Any] | None, label: str, timeout: float) -> Any:
+        child = self._child
+        assert child is not None
+        limit = min(timeout, self._remaining(label))
+        deadline = time.monotonic() + limit
+        try:
+            if request is not None:
+                wire.send(child.sock, request, timeout=limit)
+            reply = wire.recv(child.sock, deadline)
+        except wire.Deadline:
+            self._kill()
+            if time.monotonic() >= self.deadline:
+                raise BudgetExhausted(label, self.budget_s) from None
+            raise ProbeTimeout(label, round(limit, 1)) from None
+        except wire.PeerClosed:
+            raise ChildCrashed(label, self._kill()) from None
+        except wire.WireError as exc:
+            self._kill()
+            raise ProtocolViolation(label, str(exc)) from None
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            self._kill()
+            raise ProtocolViolation(label, "reply is not an answer")
+        if not reply["ok"]:
+            raise StudentError(label, _clean_error(reply.get("error")))
+        return reply.get("value")
+
+    def inventory(self) -> list[Obj]:
+        """Every module, class and function the submission bound, oldest binding first."""
+        self._ensure_child()
+        if self._inventory is None:
+            entries = self._probe("inventory", "listing the submission's objects")
+            if not isinstance(entries, list):
+                raise ProtocolViolation("inventory", "not a list")
+            self._inventory = [
+                Obj(int(e["ref"]), e, self.generation, list(e.get("bindings", [])))
+                for e in entries
+                if isinstance(e, dict) and isinstance(e.get("ref"), int)
+            ]
+        return self._inventory
+
+    def _ref(self, obj: Obj) -> dict[str, int]:
+        if obj.generation != self.generation:
+            raise ChildCrashed(f"{obj.name}", {"restarted": 1})
+        return {"__ref__": obj.ref}
+
+    def _obj(self, value: Any, label: str) -> Obj:
+        if not (isinstance(value, dict) and isinstance(value.get("__ref__"), int)):
+            raise BadReturn(label, describe_value(value))
+        return Obj(value["__ref__"], value.get("info") or {}, self.generation)
+
+    def construct(self, cls: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
+        label = label or f"{cls.cls}({_show_args(args, kwargs)})"
+        self._ensure_child()
+        value = self._probe("construct", label, None, ref=self._ref(cls)["__ref__"],
+                            args=list(args), kwargs=kwargs)
+        return self._obj(value, label)
+
+    def call(self, target: Obj, *args: Any, method: str | None = None, label: str | None = None,
+             timeout: float | None = None, device: str | None = None, **kwargs: Any) -> Any:
+        label = label or f"{target.name}{'.' + method if method else ''}({_show_args(args, kwargs)})"
+        self._ensure_child()
+        args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
+        return self._probe("call", label, timeout, ref=self._ref(target)["__ref__"], args=list(args),
+                           kwargs=kwargs, method=method, device=device)
+
+    def call_module(self, target: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
+        label = label or f"{target.name}({_show_args(args, kwargs)})"
+        return self._obj(self.call(target, *args, label=label, **kwargs), label)
+
+    def forward(self, module: Obj, x: torch.Tensor, label: str | None = None,
+                timeout: float | None = None, device: str | None = None) -> torch.Tensor:
+        """Call the module on x (in eval mode, no grad); its output must be one floating tensor."""
+        label = label or f"{module.cls}.forward (input {tuple(x.shape)})"
+        out = self.call(module, x, label=label, timeout=timeout, device=device)
+        if isinstance(out, list) and out and isinstance(out[0], torch.Tensor):
+            out = out[0]  # (output, attention weights) style returns
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+            raise BadReturn(label, describe_value(out))
+        return out
+
+    def load_state(self, module: Obj, tensors: dict[str, torch.Tensor]) -> None:
+        self._probe("load_state", f"loading weights into {module.cls}", None,
+                    ref=self._ref(module)["__ref__"], tensors=tensors)
+
+    def state(self, module: Obj, names: list[str] | None = None) -> dict[str, torch.Tensor]:
+        value = self._probe("state", f"reading the tensors of {module.name}", None,
+                            ref=self._ref(module)["__ref__"], names=names)
+        if not isinstance(value, dict) or not all(isinstance(t, torch.Tensor) for t in value.values()):
+            raise ProtocolViolation("state", "not a dict of tensors")
+        return value
+
+    def describe(self, obj: Obj) -> dict[str, Any]:
+        value = self._probe("describe", f"describing {obj.name}", None, ref=self._ref(obj)["__ref__"])
+        return value if isinstance(value, dict) else {}
+
+    def devices(self) -> dict[str, bool]:
+        value = self._probe("devices", "listing accelerators")
+        return {k: bool(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def describe_value(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"tensor{tuple(value.shape)} of {value.dtype}"
+    if isinstance(value, dict) and "__object__" in value:
+        return f"{value['__object__']}"
+    if isinstance(value, dict) and "__ref__" in value:
+        return str((value.get("info") or {}).get("class", "module"))
+    if isinstance(value, list):
+        return f"a sequence of {len(value)}"
+    return type(value).__name__ if value is not None else "None"
+
+
+def _show_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = [_show(a) for a in args] + [f"{k}={_show(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"<{tuple(value.shape)}>"
+    if isinstance(value, Obj):
+        return value.name
+    return repr(value)
+
+
+def _clean_error(raw: Any) -> dict[str, Any]:
+    """The child's error report is untrusted: keep only short strings and small ints."""
+    if not isinstance(raw, dict):
+        return {"type": "Error", "message": "", "frames": []}
+
+    def text(v: Any, n: int = 2000) -> str:
+        return v[:n] if isinstance(v, str) else ""
+
+    def number(v: Any) -> int | None:
+        return v if type(v) is int and 0 <= v < 10**7 else None
+
+    frames = [
+        {"file": text(f.get("file"), 200), "line": number(f.get("line")),
+         "function": text(f.get("function"), 200), "source": text(f.get("source"), 300)}
+        for f in (raw.get("frames") if isinstance(raw.get("frames"), list) else [])[:8]
+        if isinstance(f, dict)
+    ]
+    cleaned: dict[str, Any] = {"type": text(raw.get("type"), 100) or "Error",
+                               "message": text(raw.get("message")), "frames": frames}
+    if number(raw.get("line")) is not None:
+        cleaned["line"] = raw["line"]
+    if raw.get("source"):
+        cleaned["source"] = text(raw.get("source"), 300)
+    return cleaned

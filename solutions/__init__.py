@@ -1,0 +1,1 @@
+"""Reference answers for the chapter 3 exercises; the grader compares submissions against them."""

@@ -1,0 +1,1 @@
+"""Starting point handed to students for the chapter 3 exercises."""
