@@ -43,6 +43,7 @@ EXERCISE = Exercise(
               "提示：nn.Linear 以转置形式存储权重。",
     },
     reference=chapter3,
+    order=1,
     messages={
         "not_found.pair": {
             "en": "no transfer_weights(sa_v1, sa_v2) function, and no SelfAttention_v1 and SelfAttention_v2 objects.",

@@ -42,6 +42,7 @@ EXERCISE = Exercise(
               "四维，同时保持 num_heads=2 的设置。提示：你不需要修改类的实现、你只需要更改其他一个输入参数。",
     },
     reference=chapter3,
+    order=2,
     messages={
         "not_found.answer": {
             "en": "no build_two_dim_wrapper(d_in, context_length) function and no MultiHeadAttentionWrapper "

@@ -47,6 +47,7 @@ EXERCISE = Exercise(
               "请注意，最小的 GPT-2 模型支持 1024 个 Token 的上下文长度。",
     },
     reference=chapter3,
+    order=3,
     messages={
         "not_found.answer": {
             "en": "no build_gpt2_small_attention() function and no MultiHeadAttention object with 768-dim "

@@ -122,8 +122,8 @@ add_all(
             "zh": "运行 {name} 时提交的进程被信号 {signal} 终止（内存不足？）。",
         },
         "check.bad_return": {
-            "en": "{name} returned {got}, not a floating-point tensor.",
-            "zh": "{name} 返回了 {got}，而不是浮点张量。",
+            "en": "{name} returned {got}, which is not the expected output.",
+            "zh": "{name} 返回了 {got}，不是预期的输出。",
         },
         "check.protocol": {
             "en": "The submission's process sent something that is not an answer while running {name}; it was stopped.",

@@ -67,6 +67,7 @@ class Exercise:
     statement: Texts
     reference: ModuleType
     messages: dict[str, Texts] = field(default_factory=dict)
+    order: float = 100.0  # where `grade list` and `all` put it; ties go by id
     checks: list[Check] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -101,8 +102,4 @@ def discover(package: str = "exercises") -> dict[str, Exercise]:
         exercise = getattr(module, "EXERCISE", None)
         if isinstance(exercise, Exercise):
             found[exercise.id] = exercise
-    return dict(sorted(found.items(), key=lambda item: _order(item[0])))
-
-
-def _order(exercise_id: str) -> tuple[Any, ...]:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in exercise_id.split("."))
+    return dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))

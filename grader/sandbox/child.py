@@ -221,6 +221,9 @@ def start(sock: socket.socket, config: dict[str, Any]) -> None:
     limits.capture_output(config["output"])
     active = limits.apply(limits.Limits.from_json(config["limits"]))
     sys.path.insert(0, config["scratch"])
+    # Full float32 on GPUs, so the device check's tolerance means the same on every card.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     child = Child(sock, config["submission"])
     wire.send(sock, {"ok": True, "value": {"protections": active}})
     child.serve()

@@ -1,0 +1,431 @@
+"""Causal masking: every causal attention class the submission defines, checked by behaviour.
+
+Correct attention is written in many styles (-inf before softmax, tril and renormalise, SDPA,
+einsum, fused qkv...), so the checks do not read code: they perturb future tokens, repeat tokens,
+shorten sequences, and, where the weights can be mapped, compare with the reference. When a class
+fails, its output is compared with models of the usual bugs so the message can name the mistake.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+
+from exercises._attention import (
+    Roles,
+    book_state,
+    close,
+    heads_state,
+    map_heads,
+    max_diff,
+    random_roles,
+    reference_output,
+    sample,
+    student_state,
+)
+from grader.catalogue import Msg
+from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
+from grader.session import BadReturn, Obj, Sandbox, StudentError
+from solutions import chapter3
+
+CONTEXT = 8
+SHORT = (1, 2, 5)
+CHANGED = 1e-4  # an output "depends on" a token when perturbing it moves the output by more than this
+
+
+@dataclass(frozen=True)
+class Target:
+    """A causal class, how the checks build it (dropout 0), and what its weights look like."""
+
+    name: str
+    args: tuple[Any, ...]
+    d_in: int
+    d_out: int  # per head for the wrapper
+    num_heads: int
+    wrapper: bool = False
+    out_proj: bool = False
+
+
+TARGETS = (
+    Target("CausalAttention", (5, 4, CONTEXT, 0.0), 5, 4, 1),
+    Target("MultiHeadAttentionWrapper", (5, 3, CONTEXT, 0.0, 2), 5, 3, 2, wrapper=True),
+    Target("MultiHeadAttention", (5, 8, CONTEXT, 0.0, 2), 5, 8, 2, out_proj=True),
+)
+
+BUGS = (
+    "diagonal_zero", "inverted_mask", "mask_not_applied", "softmax_wrong_dim", "no_scaling",
+    "scale_by_d_out", "no_split_transpose", "no_merge_transpose", "mask_after_softmax_no_renorm",
+)
+
+EXERCISE = Exercise(
+    id="mask",
+    title={"en": "Causal masking", "zh": "因果掩码"},
+    statement={
+        "en": "Every causal attention class you define (CausalAttention, MultiHeadAttentionWrapper, "
+              "MultiHeadAttention) must let each token attend only to itself and earlier tokens, work for "
+              "sequences shorter than its context length, and normalise its attention weights (book "
+              "sections 3.5 and 3.6). The grader builds each class with dropout 0 and fresh inputs.",
+        "zh": "你定义的每个因果注意力类（CausalAttention、MultiHeadAttentionWrapper、MultiHeadAttention）"
+              "都必须让每个 Token 只关注自己和之前的 Token，能处理比上下文长度短的序列，并对注意力权重归一化"
+              "（见书 3.5 和 3.6 节）。评分器以 dropout 0 和新的随机输入构建每个类。",
+    },
+    reference=chapter3,
+    order=4,
+    messages={
+        "not_found.classes": {
+            "en": "no CausalAttention, MultiHeadAttentionWrapper or MultiHeadAttention class.",
+            "zh": "没有 CausalAttention、MultiHeadAttentionWrapper 或 MultiHeadAttention 类。",
+        },
+        "causal.ok": {"en": "No output depends on a later token ({classes}).",
+                      "zh": "没有任何输出依赖于之后的 Token（{classes}）。"},
+        "causal.leak": {
+            "en": "{cls}: output {i} changes when token {j} changes, a later token ({count} of {total} future "
+                  "positions leak). {diagnosis}",
+            "zh": "{cls}：改变第 {j} 个 Token（之后的 Token）时第 {i} 个输出也改变了（{total} 个未来位置中有 "
+                  "{count} 个泄漏）。{diagnosis}",
+        },
+        "first.ok": {"en": "The first token attends only to itself ({classes}).",
+                     "zh": "第一个 Token 只关注它自己（{classes}）。"},
+        "first.nan": {
+            "en": "{cls}: the first token's output is NaN. {diagnosis}",
+            "zh": "{cls}：第一个 Token 的输出是 NaN。{diagnosis}",
+        },
+        "first.leak": {
+            "en": "{cls}: the first token's output changes when later tokens change. {diagnosis}",
+            "zh": "{cls}：改变之后的 Token 时，第一个 Token 的输出也改变了。{diagnosis}",
+        },
+        "short.ok": {"en": "Sequences of {lengths} tokens (shorter than the context of {context}) work.",
+                     "zh": "长度为 {lengths} 的序列（短于上下文长度 {context}）都能运行。"},
+        "short.raised": {
+            "en": "{cls} fails on a sequence of {tokens} token(s) (context length {context}): {error}. Slice the mask to the "
+                  "sequence: self.mask.bool()[:num_tokens, :num_tokens] (book section 3.5.3).",
+            "zh": "{cls} 在 {tokens} 个 Token（上下文长度 {context}）时出错：{error}。请把掩码裁剪到序列长度："
+                  "self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
+        },
+        "short.shape": {
+            "en": "{cls} returned shape {shape} for {tokens} tokens.",
+            "zh": "{cls} 对 {tokens} 个 Token 返回了形状 {shape}。",
+        },
+        "normalised.ok": {"en": "Identical tokens give identical outputs: the weights are normalised ({classes}).",
+                          "zh": "相同的 Token 得到相同的输出：注意力权重已归一化（{classes}）。"},
+        "normalised.wrong": {
+            "en": "{cls}: a sequence of identical tokens gives different outputs (difference {diff:.3g}), so each "
+                  "row of attention weights does not sum to 1. {diagnosis}",
+            "zh": "{cls}：由相同 Token 组成的序列得到了不同的输出（差值 {diff:.3g}），说明注意力权重的每一行之和不为 1。"
+                  "{diagnosis}",
+        },
+        "finite.ok": {"en": "No NaN or infinity in the outputs ({classes}).",
+                      "zh": "输出中没有 NaN 或无穷大（{classes}）。"},
+        "finite.wrong": {
+            "en": "{cls}: {count} output values are NaN or infinite (rows {rows}). {diagnosis}",
+            "zh": "{cls}：有 {count} 个输出值是 NaN 或无穷大（行 {rows}）。{diagnosis}",
+        },
+        "reference.ok": {"en": "With the grader's weights, the outputs equal the reference ({classes}).",
+                         "zh": "载入评分器的权重后，输出与参考实现一致（{classes}）。"},
+        "reference.mismatch": {
+            "en": "{cls}: with the grader's weights, the output for {tokens} tokens differs from the reference "
+                  "(largest difference {diff:.3g}). {diagnosis}",
+            "zh": "{cls}：载入评分器的权重后，{tokens} 个 Token 的输出与参考实现不同（最大差值 {diff:.3g}）。"
+                  "{diagnosis}",
+        },
+        "reference.unmapped": {
+            "en": "The weights of {classes} could not be mapped to query/key/value(/out_proj), so the outputs "
+                  "were checked by behaviour only.",
+            "zh": "{classes} 的权重无法对应到 query/key/value(/out_proj)，因此只按行为检查了输出。",
+        },
+        "bug.diagonal_zero": {
+            "en": "The mask hides each token from itself: use torch.triu(..., diagonal=1), not diagonal=0.",
+            "zh": "掩码把每个 Token 对自身也遮住了：应使用 torch.triu(..., diagonal=1)，而不是 diagonal=0。",
+        },
+        "bug.inverted_mask": {
+            "en": "The mask is inverted: it hides earlier tokens and lets later ones through. Mask the entries "
+                  "above the diagonal (the future).",
+            "zh": "掩码反了：它遮住了之前的 Token，却放过了之后的 Token。应遮住对角线以上（未来）的位置。",
+        },
+        "bug.mask_not_applied": {
+            "en": "The mask is not applied: masked_fill returns a new tensor, so assign it "
+                  "(attn_scores = attn_scores.masked_fill(...)) or use masked_fill_.",
+            "zh": "掩码没有生效：masked_fill 返回新张量，需要赋值（attn_scores = attn_scores.masked_fill(...)）"
+                  "或使用 masked_fill_。",
+        },
+        "bug.softmax_wrong_dim": {
+            "en": "The softmax runs over the wrong dim: normalise each query's row of scores with dim=-1.",
+            "zh": "softmax 的维度不对：应使用 dim=-1，对每个查询的那一行分数归一化。",
+        },
+        "bug.no_scaling": {
+            "en": "The scores are not scaled: divide by sqrt(head_dim), keys.shape[-1]**0.5.",
+            "zh": "注意力分数没有缩放：应除以 sqrt(head_dim)，即 keys.shape[-1]**0.5。",
+        },
+        "bug.scale_by_d_out": {
+            "en": "The scores are scaled by sqrt(d_out); with several heads the scale is sqrt(head_dim).",
+            "zh": "注意力分数除以了 sqrt(d_out)；多头时应除以 sqrt(head_dim)。",
+        },
+        "bug.no_split_transpose": {
+            "en": "After .view(b, num_tokens, num_heads, head_dim), queries, keys and values need "
+                  ".transpose(1, 2) so each head attends over tokens.",
+            "zh": ".view(b, num_tokens, num_heads, head_dim) 之后，queries、keys、values 需要 .transpose(1, 2)，"
+                  "这样每个头才在 Token 维上计算注意力。",
+        },
+        "bug.no_merge_transpose": {
+            "en": "Merging the heads needs .transpose(1, 2) before .contiguous().view(b, num_tokens, d_out).",
+            "zh": "合并各头时，需要先 .transpose(1, 2)，再 .contiguous().view(b, num_tokens, d_out)。",
+        },
+        "bug.mask_after_softmax_no_renorm": {
+            "en": "The mask is applied after the softmax without renormalising: divide each row by its sum, "
+                  "or mask with -inf before the softmax.",
+            "zh": "掩码在 softmax 之后应用却没有重新归一化：请把每一行除以它的和，或在 softmax 之前用 -inf 掩码。",
+        },
+        "bug.unknown": {
+            "en": "Compare your forward with book listing 3.3 / 3.5 step by step.",
+            "zh": "请将你的 forward 与书中清单 3.3 / 3.5 逐步对照。",
+        },
+    },
+)
+
+
+# -- models of the correct computation and of the usual bugs -----------------------------------------
+def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None) -> torch.Tensor:
+    """Causal multi-head attention as the book computes it, optionally with one named bug."""
+    b, tokens, _ = x.shape
+    q, k, v = (F.linear(x, w, bias) for w, bias in ((roles.q, roles.q_b), (roles.k, roles.k_b), (roles.v, roles.v_b)))
+    d_out = q.shape[-1]
+    head_dim = d_out // num_heads
+
+    def split(t: torch.Tensor) -> torch.Tensor:
+        t = t.view(b, tokens, num_heads, head_dim)
+        return t if bug == "no_split_transpose" else t.transpose(1, 2)
+
+    q, k, v = split(q), split(k), split(v)
+    scores = q @ k.transpose(-2, -1)
+    n = scores.shape[-1]
+    ones = torch.ones(n, n, dtype=torch.bool)
+    hidden = torch.tril(ones, diagonal=-1) if bug == "inverted_mask" else torch.triu(
+        ones, diagonal=0 if bug == "diagonal_zero" else 1)
+    scale = {"no_scaling": 1.0, "scale_by_d_out": d_out**0.5}.get(bug or "", head_dim**0.5)
+    if bug == "mask_after_softmax_no_renorm":
+        weights = torch.softmax(scores / scale, dim=-1) * ~hidden
+    else:
+        if bug != "mask_not_applied":
+            scores = scores.masked_fill(hidden, -torch.inf)
+        weights = torch.softmax(scores / scale, dim=-2 if bug == "softmax_wrong_dim" else -1)
+    context = weights @ v
+    if bug != "no_merge_transpose":
+        context = context.transpose(1, 2)
+    context = context.contiguous().view(b, tokens, d_out)
+    return F.linear(context, roles.o, roles.o_b) if roles.o is not None else context
+
+
+Model = Callable[[torch.Tensor, "str | None"], torch.Tensor]
+
+
+def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
+                 ) -> tuple[Model, dict[str, torch.Tensor]] | None:
+    """Put fresh weights into the student's module; return the matching model and reference state."""
+    params = module.info.get("parameters", [])
+    if target.wrapper:
+        mapped = map_heads(params, rng, target.d_in, target.d_out)
+        if mapped is None or len(mapped[0]) != target.num_heads:
+            return None
+        head_roles, state = mapped
+
+        def model(x: torch.Tensor, bug: str | None) -> torch.Tensor:
+            return torch.cat([attend(x, r, 1, bug) for r in head_roles], dim=-1)
+
+        reference = heads_state(head_roles)
+    else:
+        roles = random_roles(rng, target.d_in, target.d_out, out_proj=target.out_proj)
+        mapped_state = student_state(params, roles, target.d_in, target.d_out)
+        if mapped_state is None:
+            return None
+        state = mapped_state
+
+        def model(x: torch.Tensor, bug: str | None) -> torch.Tensor:
+            return attend(x, roles, target.num_heads, bug)
+
+        reference = book_state(roles)
+    sb.load_state(module, state)
+    return model, reference
+
+
+def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg:
+    """Name the bug whose model reproduces this class's outputs (on a fresh instance), if one does."""
+    module = sb.construct(cls, *target.args)
+    loaded = load_weights(sb, target, module, rng)
+    if loaded is None:
+        return Msg("mask.bug.unknown")
+    model, _ = loaded
+    candidates = list(BUGS)
+    # num_heads tokens first: the only length at which a missing split transpose still runs.
+    for tokens in (target.num_heads, CONTEXT):
+        x = torch.randn(2, tokens, target.d_in, generator=rng)
+        try:
+            got = sb.forward(module, x)
+        except StudentError:
+            continue
+        with torch.no_grad():
+            candidates = [bug for bug in candidates if _runs_and_matches(model, x, bug, got)]
+        if len(candidates) == 1:
+            break
+    return Msg(f"mask.bug.{candidates[0]}") if candidates else Msg("mask.bug.unknown")
+
+
+def failed_with_diagnosis(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator, key: str,
+                          evidence: dict[str, Any] | None = None, **args: Any) -> Outcome:
+    """A failure whose message ends with the named bug (also kept in the evidence as `diagnosis`)."""
+    diagnosis = diagnose(sb, target, cls, rng)
+    return failed(key, {**(evidence or {}), "class": target.name, "diagnosis": diagnosis.key},
+                  cls=target.name, diagnosis=diagnosis, **args)
+
+
+def _runs_and_matches(model: Model, x: torch.Tensor, bug: str, got: torch.Tensor) -> bool:
+    try:
+        return close(got, model(x, bug), equal_nan=True)
+    except RuntimeError:  # this bug cannot run at this length, so it is not what ran
+        return False
+
+
+# -- building the classes ----------------------------------------------------------------------------
+def targets(sb: Sandbox) -> list[tuple[Target, Obj]]:
+    """Each causal class the submission defines, with how to build it."""
+    found = []
+    inventory = sb.inventory()
+    for target in TARGETS:
+        defined = [o for o in inventory if o.kind == "class" and o.cls == target.name and o.info.get("is_module")]
+        if defined:
+            found.append((target, defined[-1]))
+    if not found:
+        raise NotFound("not_found.classes")
+    return found
+
+
+def _classes(found: list[tuple[Target, Obj]]) -> str:
+    return ", ".join(t.name for t, _ in found)
+
+
+def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
+               ) -> tuple[list[list[int]], torch.Tensor]:
+    """Who sees whom, measured: row i, column j is 1 when output i moves as token j is replaced."""
+    x = torch.randn(1, CONTEXT, target.d_in, generator=rng)
+    variants = [x]
+    for j in range(CONTEXT):
+        changed = x.clone()
+        changed[0, j] = torch.randn(target.d_in, generator=rng)
+        variants.append(changed)
+    label = f"{target.name}.forward"
+    out = sb.forward(module, torch.cat(variants), label=label)
+    if out.dim() != 3 or list(out.shape[:2]) != [CONTEXT + 1, CONTEXT]:
+        raise BadReturn(label, f"shape {list(out.shape)} for an input of shape {[CONTEXT + 1, CONTEXT, target.d_in]}")
+    base = out[0]
+    matrix = [[0] * CONTEXT for _ in range(CONTEXT)]
+    for j in range(CONTEXT):
+        moved = (out[j + 1] - base).abs().amax(dim=-1) > CHANGED
+        for i in range(CONTEXT):
+            matrix[i][j] = int(bool(moved[i]))
+    return matrix, base
+
+
+# -- checks -----------------------------------------------------------------------------------------
+@EXERCISE.check("causal", points=3, title={"en": "No output depends on a later token",
+                                           "zh": "输出不依赖之后的 Token"})
+def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        matrix, _ = visibility(sb, target, module, rng)
+        leaks = [(i, j) for i in range(CONTEXT) for j in range(i + 1, CONTEXT) if matrix[i][j]]
+        if leaks:
+            i, j = leaks[0]
+            return failed_with_diagnosis(sb, target, cls, rng, "causal.leak", {"matrix": matrix}, i=i, j=j,
+                                         count=len(leaks), total=CONTEXT * (CONTEXT - 1) // 2)
+    return passed("causal.ok", classes=_classes(found))
+
+
+@EXERCISE.check("first_token", points=2, title={"en": "The first token sees only itself",
+                                                "zh": "第一个 Token 只看到自己"})
+def first_token(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        matrix, base = visibility(sb, target, module, rng)
+        if not torch.isfinite(base[0]).all():
+            return failed_with_diagnosis(sb, target, cls, rng, "first.nan", {"matrix": matrix})
+        if any(matrix[0][1:]):
+            return failed_with_diagnosis(sb, target, cls, rng, "first.leak", {"matrix": matrix})
+    return passed("first.ok", classes=_classes(found))
+
+
+@EXERCISE.check("short", points=2, title={"en": "Sequences shorter than the context work",
+                                          "zh": "短于上下文长度的序列可用"})
+def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        for tokens in SHORT:
+            x = torch.randn(2, tokens, target.d_in, generator=rng)
+            try:
+                out = sb.forward(module, x)
+            except StudentError as exc:
+                # Only a short-sequence problem if the full context length runs.
+                sb.forward(module, torch.randn(2, CONTEXT, target.d_in, generator=rng))
+                error = f"{exc.detail.get('type')}: {exc.detail.get('message', '')}"
+                return failed("short.raised", {"error": exc.detail}, cls=target.name, tokens=tokens,
+                              context=CONTEXT, error=error[:300].rstrip("."))
+            if list(out.shape[:2]) != [2, tokens]:
+                return failed("short.shape", cls=target.name, tokens=tokens, shape=list(out.shape))
+    return passed("short.ok", lengths=", ".join(map(str, SHORT)), context=CONTEXT)
+
+
+@EXERCISE.check("normalised", points=2, title={"en": "Attention weights are normalised",
+                                               "zh": "注意力权重已归一化"})
+def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        token = torch.randn(1, 1, target.d_in, generator=rng)
+        out = sb.forward(module, token.expand(1, CONTEXT, target.d_in).contiguous())[0]
+        spread = max_diff(out, out[:1].expand_as(out))
+        if not spread <= 1e-5:
+            return failed_with_diagnosis(sb, target, cls, rng, "normalised.wrong",
+                                         {"rows": [sample(r, 4) for r in out[:4]]}, diff=spread)
+    return passed("normalised.ok", classes=_classes(found))
+
+
+@EXERCISE.check("finite", points=1, title={"en": "No NaN in the outputs", "zh": "输出中没有 NaN"})
+def finite(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        out = sb.forward(module, torch.randn(2, CONTEXT, target.d_in, generator=rng))
+        bad = ~torch.isfinite(out)
+        if bad.any():
+            rows = sorted({int(r) for r in bad.nonzero()[:, 1]})
+            return failed_with_diagnosis(sb, target, cls, rng, "finite.wrong", {"rows": rows},
+                                         count=int(bad.sum()), rows=", ".join(map(str, rows)))
+    return passed("finite.ok", classes=_classes(found))
+
+
+@EXERCISE.check("reference", points=2, title={"en": "Equal to the reference with the same weights",
+                                              "zh": "相同权重下与参考实现一致"})
+def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = targets(sb)
+    unmapped = []
+    for target, cls in found:
+        module = sb.construct(cls, *target.args)
+        loaded = load_weights(sb, target, module, rng)
+        if loaded is None:
+            unmapped.append(target.name)
+            continue
+        reference_cls = getattr(chapter3, target.name)
+        for tokens in (target.num_heads, CONTEXT):  # num_heads first: a missing split transpose runs there
+            x = torch.randn(2, tokens, target.d_in, generator=rng)
+            expected = reference_output(reference_cls, target.args, loaded[1], x)
+            got = sb.forward(module, x)
+            if not close(got, expected):
+                return failed_with_diagnosis(sb, target, cls, rng, "reference.mismatch",
+                                             {"expected": sample(expected), "got": sample(got)},
+                                             tokens=tokens, diff=max_diff(got, expected))
+    if unmapped and len(unmapped) == len(found):
+        return skipped("reference.unmapped", classes=", ".join(unmapped))
+    return passed("reference.ok", classes=_classes([f for f in found if f[0].name not in unmapped]))
