@@ -87,7 +87,7 @@ def built(sb: Sandbox) -> list[tuple[str, Obj, tuple[int, ...]]]:
                                                "zh": "所有张量都是参数或缓冲区"})
 def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     modules = [(name, obj.info) for name, obj, _ in built(sb)]
-    modules += [(obj.cls, obj.info) for obj in sb.inventory() if obj.kind == "module"]
+    modules += [(obj.cls, obj.info) for obj in sb.inventory() if obj.kind == "module" and obj.info.get("defined_here")]
     if not modules:
         raise NotFound("not_found.modules")
     for name, info in modules:

@@ -7,6 +7,7 @@ the book-style pair is inspected parameter by parameter to name what went wrong.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import torch
 
@@ -24,7 +25,7 @@ from exercises._attention import (
     the_class,
 )
 from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.session import Obj, Sandbox, StudentError
 from solutions import chapter3
 
@@ -67,6 +68,10 @@ EXERCISE = Exercise(
             "zh": "v1 的 W_query、W_key、W_value 都是 nn.Parameter，且等于 v2 权重的转置。",
         },
         "parameters.wrong": {"en": "{diagnosis}", "zh": "{diagnosis}"},
+        "transfer.raised": {
+            "en": "transfer_weights(sa_v1, sa_v2) raised a TypeError. {diagnosis}",
+            "zh": "transfer_weights(sa_v1, sa_v2) 抛出了 TypeError。{diagnosis}",
+        },
         "classes.ok": {
             "en": "Your SelfAttention_v1 and SelfAttention_v2 compute the reference attention for shapes {shapes}.",
             "zh": "你的 SelfAttention_v1 和 SelfAttention_v2 在形状 {shapes} 上都与参考实现一致。",
@@ -117,6 +122,15 @@ EXERCISE = Exercise(
 )
 
 
+_CANNOT_ASSIGN = re.compile(r"cannot assign .* as parameter '(\w+)'")
+
+
+def _plain_tensor(error: dict[str, Any] | None) -> Msg | None:
+    """nn.Module refuses a plain tensor where a Parameter was with this TypeError; name the parameter."""
+    match = _CANNOT_ASSIGN.search((error or {}).get("message", ""))
+    return Msg("3.1.diag.plain_tensor", {"param": match.group(1)}) if match else None
+
+
 def transferred_pairs(sb: Sandbox) -> list[tuple[Obj, Obj, int]]:
     """(v1, v2, d_in) after the transfer: fresh pairs through transfer_weights, else the submission's pair."""
     fn = function(sb, "transfer_weights")
@@ -125,7 +139,13 @@ def transferred_pairs(sb: Sandbox) -> list[tuple[Obj, Obj, int]]:
         pairs = []
         for d_in, d_out in SHAPES:
             v1, v2 = sb.construct(v1_cls, d_in, d_out), sb.construct(v2_cls, d_in, d_out)
-            sb.call(fn, v1, v2, label="transfer_weights(sa_v1, sa_v2)")
+            try:
+                sb.call(fn, v1, v2, label="transfer_weights(sa_v1, sa_v2)")
+            except StudentError as exc:
+                problem = _plain_tensor(exc.detail)
+                if problem is None:
+                    raise
+                raise Verdict(failed("transfer.raised", {"error": exc.detail}, diagnosis=problem)) from None
             pairs.append((v1, v2, d_in))
         return pairs
     v1s, v2s = instances(sb, ["SelfAttention_v1"]), instances(sb, ["SelfAttention_v2"])
@@ -169,37 +189,16 @@ def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
     return None
 
 
-_CANNOT_ASSIGN = re.compile(r"cannot assign .* as parameter '(\w+)'")
-
-
 def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
     """A book-style transfer that assigned a plain tensor raised in its cell; the cell record says which."""
-    for record in sb.cell_records():
-        match = _CANNOT_ASSIGN.search((record.error or {}).get("message", ""))
-        if match:
-            return Msg("3.1.diag.plain_tensor", {"param": match.group(1)})
-    return None
-
-
-def _transfer_failed(exc: StudentError) -> Outcome | None:
-    match = _CANNOT_ASSIGN.search((exc.detail or {}).get("message", ""))
-    if match:
-        return failed("parameters.wrong", diagnosis=Msg("3.1.diag.plain_tensor", {"param": match.group(1)}))
-    return None
+    return next(filter(None, (_plain_tensor(r.error) for r in sb.cell_records())), None)
 
 
 @EXERCISE.check("agree", points=4, title={"en": "v1 and v2 agree on fresh inputs",
                                           "zh": "v1 与 v2 在新输入上一致"})
 def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    try:
-        pairs = transferred_pairs(sb)
-    except StudentError as exc:
-        outcome = _transfer_failed(exc)
-        if outcome is None:
-            raise
-        return outcome
     count = 0
-    for v1, v2, d_in in pairs:
+    for v1, v2, d_in in transferred_pairs(sb):
         for tokens in TOKENS:
             x = torch.randn(tokens, d_in, generator=rng)
             expected = sb.forward(v2, x, label="sa_v2(x)")
@@ -221,14 +220,7 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("parameters", points=3, title={"en": "v1 holds v2's weights, transposed, as nn.Parameters",
                                                "zh": "v1 以 nn.Parameter 持有 v2 权重的转置"})
 def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    try:
-        pairs = transferred_pairs(sb)
-    except StudentError as exc:
-        outcome = _transfer_failed(exc)
-        if outcome is None:
-            raise
-        return outcome
-    for v1, v2, _ in pairs:
+    for v1, v2, _ in transferred_pairs(sb):
         problem = diagnose(sb, v1, v2)
         if problem is not None:
             return failed("parameters.wrong", diagnosis=problem)

@@ -49,6 +49,14 @@ class NotFound(Exception):
         self.args_ = args
 
 
+class Verdict(Exception):
+    """Ends a check early with an outcome, from a helper shared by several checks."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.key)
+        self.outcome = outcome
+
+
 CheckFn = Callable[[Sandbox, ModuleType, torch.Generator], Outcome]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import torch
 
 from grader import __version__, catalogue
-from grader.exercise import Check, Exercise, NotFound, Outcome
+from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
 from grader.loading import load
 from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo
@@ -84,6 +84,8 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
                lang: str) -> CheckResult:
     try:
         outcome = check.fn(sandbox, exercise.reference, rng)
+    except Verdict as exc:
+        outcome = exc.outcome
     except NotFound as exc:
         outcome = Outcome("failed", "check.not_found", {"what": _what(exercise, exc, lang)})
     except ProbeFailure as exc:

@@ -17,7 +17,7 @@ MAX_ENTRIES = 2000
 def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
     """Describe a module instance, class or function; None for anything the exercises never look for."""
     if isinstance(obj, nn.Module):
-        return describe_module(obj)
+        return {**describe_module(obj), "defined_here": _defined_in(type(obj), own_files)}
     if isinstance(obj, type):
         return {
             "kind": "class",

@@ -5,8 +5,10 @@ reported back so the result says which protections were really on.
 """
 from __future__ import annotations
 
+import io
 import os
 import signal
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,8 +65,12 @@ def apply(limits: Limits) -> list[str]:
     return active
 
 
-def capture_output(path: str) -> None:
-    """Send fds 1 and 2 (print, C extensions, subprocesses) to a scratch file the file-size cap bounds."""
+def capture_output(path: str, keep_bytes: int = 1024 * 1024) -> None:
+    """Send fds 1 and 2 (print, C extensions, subprocesses) to a scratch file, keeping its recent end.
+
+    Python-level writes go through a stream that never fails: past `keep_bytes` the file is emptied
+    and starts again, so a print flood costs neither the disk nor the answers that follow it.
+    """
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -72,3 +78,31 @@ def capture_output(path: str) -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    sys.stdout = sys.stderr = _RecentOutput(1, keep_bytes)
+
+
+class _RecentOutput(io.TextIOBase):
+    def __init__(self, fd: int, keep_bytes: int) -> None:
+        self.fd = fd
+        self.keep_bytes = keep_bytes
+        self.written = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        data = str(text).encode("utf-8", errors="replace")
+        if self.written + len(data) > self.keep_bytes:
+            self.written = 0
+            data = b"[earlier output dropped]\n" + data[-self.keep_bytes:]
+            try:
+                os.ftruncate(self.fd, 0)
+                os.lseek(self.fd, 0, os.SEEK_SET)
+            except OSError:
+                pass
+        try:
+            os.write(self.fd, data)
+            self.written += len(data)
+        except OSError:
+            pass
+        return len(text)

@@ -1,0 +1,82 @@
+"""Exercise 3.1 (transfer v2's nn.Linear weights into v1): each check passes the reference and
+fails each named wrong answer with a message that names the mistake, for a template-style
+transfer_weights function and for a book-style notebook with top-level sa_v1/sa_v2 objects."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, SOLUTION, Grade, check, mutant, mutations, statuses
+
+# Book-style answer up to its 3.1 cell (3.2 and 3.3 are not needed here).
+BOOK = (CORPUS / "book_style.py").read_text(encoding="utf-8").split("# %% Exercise 3.2")[0]
+# Only the two SelfAttention classes: no transfer_weights, no objects.
+CLASSES_ONLY = SOLUTION.read_text(encoding="utf-8").split("class CausalAttention")[0]
+# SelfAttention_v2.forward without the division by sqrt(d_out) (the text is unique to v2).
+V2_SCALED = ("        values = self.W_value(x)\n        attn_scores = queries @ keys.T\n"
+             "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)\n")
+
+
+def test_reference_passes(grade_file: Grade) -> None:
+    run = grade_file(SOLUTION, "3.1")
+    assert statuses(run, "3.1") == {"agree": "passed", "parameters": "passed", "classes": "passed"}
+
+
+@pytest.mark.parametrize("bug, agree_key, params_key, named", [
+    ("missing_transpose", "3.1.agree.raised", "3.1.parameters.wrong", "W_query holds sa_v2.W_query.weight without .T"),
+    ("value_not_moved", "3.1.agree.mismatch", "3.1.parameters.wrong", "W_value was not moved"),
+    ("query_key_swapped", "3.1.agree.mismatch", "3.1.parameters.wrong", "the query and key matrices are swapped"),
+    # transfer_weights itself raises (TypeError): both checks say so and name the plain tensor
+    ("plain_tensor", "3.1.transfer.raised", "3.1.transfer.raised", "W_query was given a plain tensor"),
+])
+def test_transfer_bug_is_named(grade_file: Grade, bug: str, agree_key: str, params_key: str, named: str) -> None:
+    run = grade_file(mutant(mutations.SA_BUGS, bug), "3.1")
+    agree, params = check(run, "3.1", "agree"), check(run, "3.1", "parameters")
+    assert (agree.status, agree.message_key) == ("failed", agree_key)
+    assert named in agree.message
+    assert (params.status, params.message_key) == ("failed", params_key)
+    assert named in params.message
+    assert check(run, "3.1", "classes").status == "passed"  # the classes themselves are right
+
+
+def test_book_style_transfer_passes(grade_file: Grade) -> None:
+    run = grade_file(CORPUS / "book_style.py", "3.1")
+    assert set(statuses(run, "3.1").values()) == {"passed"}
+
+
+def test_book_style_square_missing_transpose_is_named(grade_file: Grade) -> None:
+    # d_in == d_out: without .T nothing crashes, the outputs are just wrong
+    source = mutations.apply(BOOK, "d_in, d_out = 3, 2", "d_in, d_out = 3, 3").replace(".weight.T)", ".weight)")
+    run = grade_file(source, "3.1")
+    agree, params = check(run, "3.1", "agree"), check(run, "3.1", "parameters")
+    assert (agree.status, agree.message_key) == ("failed", "3.1.agree.mismatch")
+    assert (params.status, params.message_key) == ("failed", "3.1.parameters.wrong")
+    for c in (agree, params):
+        assert "without .T" in c.message and "W_query" in c.message
+
+
+def test_book_style_plain_tensor_is_named(grade_file: Grade) -> None:
+    source = mutations.apply(BOOK, "torch.nn.Parameter(sa_v2.W_query.weight.T)", "sa_v2.W_query.weight.T")
+    run = grade_file(source, "3.1")
+    assert any(r.status == "error" and (r.error or {}).get("type") == "TypeError" for r in run.cells)
+    for check_id in ("agree", "parameters"):
+        c = check(run, "3.1", check_id)
+        assert c.status == "failed"
+        assert "W_query was given a plain tensor" in c.message and "torch.nn.Parameter(" in c.message
+    assert check(run, "3.1", "parameters").message_key == "3.1.parameters.wrong"
+
+
+def test_class_without_scaling_fails_classes(grade_file: Grade) -> None:
+    source = mutations.apply(SOLUTION.read_text(encoding="utf-8"), V2_SCALED,
+                             V2_SCALED.replace(" / keys.shape[-1]**0.5", ""))
+    c = check(grade_file(source, "3.1"), "3.1", "classes")
+    assert (c.status, c.message_key) == ("failed", "3.1.classes.mismatch")
+    assert "SelfAttention_v2" in c.message and "sqrt(d_out)" in c.message
+
+
+def test_no_transfer_and_no_objects_is_not_found(grade_file: Grade) -> None:
+    run = grade_file(CLASSES_ONLY, "3.1")
+    for check_id in ("agree", "parameters"):
+        c = check(run, "3.1", check_id)
+        assert (c.status, c.message_key) == ("failed", "check.not_found")
+        assert "transfer_weights(sa_v1, sa_v2)" in c.message
+    assert check(run, "3.1", "classes").status == "passed"

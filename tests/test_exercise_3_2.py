@@ -1,0 +1,42 @@
+"""Exercise 3.2 (two heads, 2-dim context vectors via d_out=1): the answer and concat checks pass the
+reference and fail each named wrong answer with a message that names the mistake; a book-style
+answer is found by the object it built even after its name is rebound."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CORPUS, SOLUTION, Grade, check, mutant, mutations, statuses
+
+CAT = "return torch.cat([head(x) for head in self.heads], dim=-1)"
+
+
+def test_reference_passes(grade_file: Grade) -> None:
+    assert statuses(grade_file(SOLUTION, "3.2"), "3.2") == {"answer": "passed", "concat": "passed"}
+
+
+@pytest.mark.parametrize("bug, key, named", [
+    ("changed_num_heads", "3.2.answer.changed_heads", "has 1 head(s): the exercise keeps num_heads=2"),
+    ("four_dim", "3.2.answer.wrong_width", "gives 4-dim context vectors"),
+])
+def test_wrapper_bug_is_named(grade_file: Grade, bug: str, key: str, named: str) -> None:
+    run = grade_file(mutant(mutations.WRAPPER_BUGS, bug), "3.2")
+    c = check(run, "3.2", "answer")
+    assert (c.status, c.message_key) == ("failed", key)
+    assert named in c.message
+    assert check(run, "3.2", "concat").status == "passed"  # the class is untouched
+
+
+def test_concat_on_wrong_dim_fails(grade_file: Grade) -> None:
+    source = mutations.apply(SOLUTION.read_text(encoding="utf-8"), CAT, CAT.replace("dim=-1", "dim=1"))
+    c = check(grade_file(source, "3.2"), "3.2", "concat")
+    assert (c.status, c.message_key) == ("failed", "3.2.concat.mismatch")
+    assert "torch.cat(..., dim=-1)" in c.message
+
+
+def test_book_style_answer_found_though_name_rebound(grade_file: Grade) -> None:
+    # book_style.py binds mha to the 3.2 wrapper, then rebinds mha to the 3.3 MultiHeadAttention
+    run = grade_file(CORPUS / "book_style.py", "3.2")
+    answer = check(run, "3.2", "answer")
+    assert (answer.status, answer.message_key) == ("passed", "3.2.answer.ok")
+    assert "mha keeps 2 heads" in answer.message and "[2, 6, 2]" in answer.message
+    assert check(run, "3.2", "concat").status == "passed"

@@ -1,0 +1,70 @@
+"""Exercise 3.3 (a GPT-2-small-sized MultiHeadAttention): parameters, heads and context pass the
+reference and fail each named wrong answer with a message that names the mistake. The parameter
+count is only the child's claim, so a module that lies about it must still fail `heads`, which
+runs it with the judge's weights."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import SOLUTION, Grade, check, mutant, mutations, statuses
+
+# Claims the reference's parameter names and shapes (2,360,064 in all) but owns none of them as
+# real submodules, and its forward is not attention.
+LIAR = '''
+import torch
+import torch.nn as nn
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        shapes = {"W_query.weight": (768, 768), "W_key.weight": (768, 768), "W_value.weight": (768, 768),
+                  "out_proj.weight": (768, 768), "out_proj.bias": (768,)}
+        self.claimed = {n: nn.Parameter(torch.randn(*s) * 0.02) for n, s in shapes.items()}
+
+    def named_parameters(self, *args, **kwargs):
+        yield from self.claimed.items()
+
+    def get_parameter(self, target):
+        return self.claimed[target]
+
+    def forward(self, x):
+        return x @ self.claimed["out_proj.weight"].T
+
+
+def build_gpt2_small_attention(dropout=0.0):
+    return MultiHeadAttention()
+'''
+
+
+def test_reference_passes(grade_file: Grade) -> None:
+    run = grade_file(SOLUTION, "3.3")
+    assert statuses(run, "3.3") == {"parameters": "passed", "heads": "passed", "context": "passed"}
+
+
+@pytest.mark.parametrize("bug, check_id, key, named", [
+    ("qkv_bias", "parameters", "3.3.count.qkv_bias", "the biases of qkv_bias=True"),
+    ("no_out_proj", "parameters", "3.3.count.no_out_proj", "the output projection out_proj"),
+    ("mask_parameter", "parameters", "3.3.count.mask_parameter", "self.register_buffer('mask', ...)"),
+    ("wrong_context", "context", "3.3.context.wrong", "mask is 768×768"),
+    ("wrong_heads", "heads", "3.3.heads.wrong_heads", "behaves like 6 heads of 128"),
+])
+def test_gpt2_bug_is_named(grade_file: Grade, bug: str, check_id: str, key: str, named: str) -> None:
+    run = grade_file(mutant(mutations.GPT2_BUGS, bug), "3.3")
+    c = check(run, "3.3", check_id)
+    assert (c.status, c.message_key) == ("failed", key)
+    assert named in c.message
+
+
+@pytest.mark.parametrize("bug", ["wrong_context", "wrong_heads"])
+def test_count_cannot_see_context_or_heads(grade_file: Grade, bug: str) -> None:
+    run = grade_file(mutant(mutations.GPT2_BUGS, bug), "3.3")
+    assert check(run, "3.3", "parameters").message_key == "3.3.count.ok"
+
+
+def test_lying_about_parameters_cannot_pass_heads(grade_file: Grade) -> None:
+    run = grade_file(LIAR, "3.3")
+    assert check(run, "3.3", "parameters").status == "passed"  # the claim alone looks right
+    heads = check(run, "3.3", "heads")
+    assert (heads.status, heads.message_key) == ("failed", "3.3.heads.mismatch")
+    assert "differs from a 12-head reference" in heads.message
