@@ -6,7 +6,9 @@ small function so it can be tested alone (the nbgrader preprocessor idea without
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -20,7 +22,7 @@ BODY_MAGICS = {"time", "timeit", "capture", "prun"}
 
 _LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<magic>[!%].*)$")
 _ASSIGNED_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_]\w*)\s*=\s*(?P<magic>[!%].*)$")
-_HELP = re.compile(r"^\s*[A-Za-z_][\w.]*\?{1,2}\s*$")
+_HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 _PERCENT_CELL = re.compile(r"^# %%")
 
 
@@ -110,11 +112,14 @@ def neutralise(cell: Cell) -> Cell:
         if name not in BODY_MAGICS:
             return Cell(cell.number, "", cell.filename, cell.first_line, tuple(skipped))
         lines[0] = ""
-    out = []
+    out: list[str] = []
+    statement: list[str] = []  # the lines of the Python statement still open (a bracket, a string)
     for line in lines:
         assigned = _ASSIGNED_MAGIC.match(line)
         magic = _LINE_MAGIC.match(line)
-        if assigned:
+        if statement:
+            out.append(line)
+        elif assigned:
             skipped.append(assigned["magic"].strip()[:200])
             out.append(f"{assigned['indent']}{assigned['target']} = []")
         elif magic:
@@ -125,7 +130,20 @@ def neutralise(cell: Cell) -> Cell:
             out.append(line[: len(line) - len(line.lstrip())] + "pass")
         else:
             out.append(line)
+        statement.append(out[-1])
+        if _complete("\n".join(statement)):
+            statement.clear()
     return Cell(cell.number, "\n".join(out) + "\n", cell.filename, cell.first_line, tuple(skipped))
+
+
+def _complete(source: str) -> bool:
+    """Whether the text closes every bracket, string and backslash it opens: only then can a magic follow."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
+            pass
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return False
+    return True
 
 
 def _writefile(cell: Cell, args: str, body: list[str], skipped: list[str]) -> Cell:

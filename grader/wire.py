@@ -95,15 +95,18 @@ def recv(sock: socket.socket, deadline: float | None = None, max_payload: int = 
         raise WireError(f"header of {length} bytes exceeds {MAX_HEADER}")
     try:
         header = json.loads(_read(sock, length, deadline))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise WireError(f"header is not JSON: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise WireError(f"header is not acceptable JSON: {type(exc).__name__}") from None
     if not isinstance(header, dict) or not isinstance(header.get("tensors"), list):
         raise WireError("header lacks its tensor list")
     specs = [_validate(spec) for spec in header["tensors"]]
     if sum(nbytes for _, _, nbytes in specs) > max_payload:
         raise WireError(f"payload exceeds {max_payload} bytes")
     tensors = [_rebuild(_read(sock, nbytes, deadline), dtype, shape) for dtype, shape, nbytes in specs]
-    return _resolve(header.get("body"), tensors)
+    try:
+        return _resolve(header.get("body"), tensors)
+    except RecursionError:
+        raise WireError("header nests too deeply") from None
 
 
 def _validate(spec: Any) -> tuple[torch.dtype, list[int], int]:

@@ -1,0 +1,232 @@
+"""Loading a submission into cells: what the sandbox will run, and with which line numbers.
+
+Students hand in notebooks full of IPython syntax (!pip, %matplotlib, %%time, obj?) that plain
+Python cannot run; `neutralise` must turn each into something harmless without moving any line, or
+every traceback and message would point at the wrong line of the student's file. Files that cannot
+be graded must fail with their own catalogue key, not a stack trace. All of this is pure text
+handling in the judge, so these tests need no sandbox.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
+
+from grader.loading import Cell, LoadError, load, neutralise
+
+
+def cell(source: str) -> Cell:
+    return Cell(number=3, source=source, filename="<cell 3>", first_line=1)
+
+
+def write_notebook(path: Path, *cells) -> Path:
+    path.write_text(nbformat.writes(new_notebook(cells=list(cells))), encoding="utf-8")
+    return path
+
+
+# -- .py files ---------------------------------------------------------------------------------------
+def test_module_without_markers_is_one_cell(tmp_path: Path) -> None:
+    path = tmp_path / "answer.py"
+    path.write_text("import torch\n\nx = 1\n", encoding="utf-8")
+    sub = load(path)
+    assert sub.kind == "py"
+    assert [(c.number, c.source, c.first_line, c.filename) for c in sub.cells] == [
+        (1, "import torch\n\nx = 1\n", 1, "answer.py"),
+    ]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("# %%\na = 1\n# %%\nb = 2\nc = 3\n", [(1, "# %%\na = 1\n", 1), (2, "# %%\nb = 2\nc = 3\n", 3)]),
+    # a preamble before the first marker is its own cell
+    ("import torch\n# %% setup\na = 1\n\n# %%\nb = 2\n",
+     [(1, "import torch\n", 1), (2, "# %% setup\na = 1\n\n", 2), (3, "# %%\nb = 2\n", 5)]),
+])
+def test_module_splits_on_percent_markers(tmp_path: Path, text: str, expected: list) -> None:
+    path = tmp_path / "answer.py"
+    path.write_text(text, encoding="utf-8")
+    assert [(c.number, c.source, c.first_line) for c in load(path).cells] == expected
+
+
+def test_module_source_is_not_neutralised(tmp_path: Path) -> None:
+    path = tmp_path / "answer.py"
+    path.write_text("x = 10 % 3\n", encoding="utf-8")
+    assert load(path).cells[0].source == "x = 10 % 3\n"
+
+
+@pytest.mark.parametrize("raw", [b"x = 1\n", "\ufeffs = '\u6ce8\u610f'\n".encode("utf-8")], ids=["ascii", "bom"])
+def test_sha256_is_over_the_file_bytes(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "answer.py"
+    path.write_bytes(raw)
+    sub = load(path)
+    assert sub.sha256 == hashlib.sha256(raw).hexdigest()
+    assert not sub.cells[0].source.startswith("\ufeff")
+
+
+# -- notebooks -----------------------------------------------------------------------------------------
+def test_notebook_keeps_code_cells_numbered_over_all_cells(tmp_path: Path) -> None:
+    path = write_notebook(
+        tmp_path / "answer.ipynb",
+        new_markdown_cell("# Title"),
+        new_code_cell("a = 1"),
+        new_raw_cell("raw text"),
+        new_markdown_cell("more"),
+        new_code_cell("b = 2\n%matplotlib inline"),
+    )
+    sub = load(path)
+    assert sub.kind == "ipynb"
+    assert [(c.number, c.filename, c.source) for c in sub.cells] == [
+        (2, "<cell 2>", "a = 1\n"),
+        (5, "<cell 5>", "b = 2\npass\n"),
+    ]
+    assert sub.cells[1].skipped_magics == ("%matplotlib inline",)
+    assert sub.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# -- neutralise: line magics -------------------------------------------------------------------------
+@pytest.mark.parametrize("line, replaced, recorded", [
+    ("!pip install x", "pass", "!pip install x"),
+    ("%matplotlib inline", "pass", "%matplotlib inline"),
+    ("    !pip install x", "    pass", "!pip install x"),
+    ("\t%time f()", "\tpass", "%time f()"),
+    ("x = !ls", "x = []", "!ls"),
+    ("  files = %sx ls", "  files = []", "%sx ls"),
+    ("obj?", "pass", "obj?"),
+    ("torch.nn.Linear??", "pass", "torch.nn.Linear??"),
+    ("    obj?", "    pass", "obj?"),
+])
+def test_line_magic_becomes_python_on_the_same_line(line: str, replaced: str, recorded: str) -> None:
+    out = neutralise(cell(f"a = 1\n{line}\nb = 2\n"))
+    assert out.source == f"a = 1\n{replaced}\nb = 2\n"
+    assert out.skipped_magics == (recorded,)
+    assert (out.number, out.filename, out.first_line, out.writefile) == (3, "<cell 3>", 1, None)
+
+
+def test_magic_inside_a_block_keeps_the_block_valid() -> None:
+    out = neutralise(cell("if True:\n    !pip install x\n    %matplotlib inline\n"))
+    assert out.source == "if True:\n    pass\n    pass\n"
+    compile(out.source, "<cell>", "exec")
+    assert out.skipped_magics == ("!pip install x", "%matplotlib inline")
+
+
+@pytest.mark.parametrize("source", [
+    "x = 10 % 3\n",
+    "y = a != b\n",
+    "print('%d' % 3)\n",
+    "z = {'k': 1}  # what?\n",
+])
+def test_ordinary_python_is_untouched(source: str) -> None:
+    out = neutralise(cell(source))
+    assert (out.source, out.skipped_magics) == (source, ())
+
+
+@pytest.mark.parametrize("source", [
+    's = ("%d"\n     % 3)\n',          # modulo operator starting a continuation line
+    "ok = (a\n      != b)\n",          # != starting a continuation line
+    'doc = """\n%d items\n!done\n"""\n',  # lines of a triple-quoted string
+], ids=["modulo-continuation", "not-equal-continuation", "string-lines"])
+def test_lines_inside_an_open_statement_are_not_magics(source: str) -> None:
+    """IPython only treats ! and % as escapes at the start of a statement; these cells run unchanged there."""
+    out = neutralise(cell(source))
+    assert (out.source, out.skipped_magics) == (source, ())
+
+
+def test_prefix_help_is_skipped() -> None:
+    out = neutralise(cell("a = 1\n?obj\n"))
+    assert out.source == "a = 1\npass\n"
+    assert out.skipped_magics == ("?obj",)
+
+
+# -- neutralise: cell magics -------------------------------------------------------------------------
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 1 -r 1", "%%capture out", "%%prun"])
+def test_body_magic_keeps_the_body_on_its_lines(magic: str) -> None:
+    out = neutralise(cell(f"{magic}\nx = 1\n!ls\ny = x + 1\n"))
+    assert out.source == "\nx = 1\npass\ny = x + 1\n"
+    assert out.skipped_magics == (magic, "!ls")
+    assert out.writefile is None
+
+
+@pytest.mark.parametrize("magic", ["%%bash", "%%html", "%%javascript", "%%script python", "%%sh"])
+def test_other_cell_magic_empties_the_cell(magic: str) -> None:
+    out = neutralise(cell(f"{magic}\necho hi\nrm -rf /\n"))
+    assert (out.source, out.skipped_magics, out.writefile) == ("", (magic,), None)
+
+
+@pytest.mark.parametrize("first, expected", [
+    ("%%writefile helper.py", ("helper.py", "import os\nx = 1\n", False)),
+    ("%%writefile -a helper.py", ("helper.py", "import os\nx = 1\n", True)),
+    ("%%writefile --append helper.py", ("helper.py", "import os\nx = 1\n", True)),
+])
+def test_writefile_becomes_a_file_to_write(first: str, expected: tuple) -> None:
+    out = neutralise(cell(f"{first}\nimport os\nx = 1"))
+    assert out.source == ""
+    assert out.writefile == expected
+    assert out.skipped_magics == (first,)
+
+
+def test_neutralise_preserves_line_numbers() -> None:
+    source = "%%time\nimport torch\n!pip install x\ny = !ls\nobj?\n\n    \nz = 1\n"
+    out = neutralise(cell(source))
+    before, after = source.splitlines(), out.source.splitlines()
+    assert len(after) == len(before)
+    assert after[1] == "import torch" and after[7] == "z = 1"
+    compile(out.source, "<cell>", "exec")
+
+
+# -- files that cannot be graded -----------------------------------------------------------------------
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nope.py"
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.missing_file"
+    assert err.value.args_["path"] == str(path)
+
+
+@pytest.mark.parametrize("name", ["answer.txt", "answer.pyc", "answer", "answer.ipynb.bak"])
+def test_wrong_suffix(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text("x = 1\n", encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.bad_kind"
+
+
+NB_HEAD = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
+
+
+@pytest.mark.parametrize("text", [
+    "{not json",
+    "",
+    "[]",
+    "{}",
+    json.dumps({**NB_HEAD, "cells": "not a list"}),
+    json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": []}),  # no metadata
+    json.dumps({**NB_HEAD, "cells": [{"cell_type": "banana", "id": "a", "source": "", "metadata": {}}]}),
+], ids=["not-json", "empty", "list", "empty-object", "cells-not-list", "no-metadata", "bad-cell-type"])
+def test_bad_notebook(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "answer.ipynb"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.bad_notebook"
+    assert err.value.args_["error"]
+
+
+@pytest.mark.parametrize("name", ["answer.py", "answer.ipynb"])
+def test_undecodable_bytes(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"x = '\xff\xfe\xfa'\n")
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.unreadable"
+
+
+def test_directory_named_like_a_submission_is_unreadable(tmp_path: Path) -> None:
+    path = tmp_path / "answer.py"
+    path.mkdir()
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.unreadable"

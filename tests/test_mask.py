@@ -1,0 +1,239 @@
+"""The causal-mask exercise: correct styles pass, each named bug fails the right checks with the right diagnosis.
+
+The mask checks work by behaviour, not by reading code, so the only way to know they are right is to
+run them on many correct styles (tests/corpus/mask_ok_*.py) and on the reference with one known bug
+each (tests/corpus/mutations.py). A wrong diagnosis sends a student after the wrong line, so the
+named bug (evidence["diagnosis"]) is asserted as exactly as the message key. The judge-side model of
+the correct computation is also compared with solutions/chapter3.py, since every diagnosis rests on it.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import torch
+
+from conftest import CORPUS, EXERCISES, SOLUTION, Grade, check, mutant, mutations, statuses
+from exercises import mask
+from exercises._attention import book_state, random_roles, reference_output
+from grader.judge import grade
+from grader.results import RunResult
+from solutions import chapter3
+
+CHECKS = ("causal", "first_token", "short", "normalised", "finite", "reference")
+OK_KEYS = {
+    "causal": "mask.causal.ok",
+    "first_token": "mask.first.ok",
+    "short": "mask.short.ok",
+    "normalised": "mask.normalised.ok",
+    "finite": "mask.finite.ok",
+    "reference": "mask.reference.ok",
+}
+OK_FILES = sorted(CORPUS.glob("mask_ok_*.py"))
+
+
+def _diag(bug: str) -> str:
+    return f"mask.bug.{bug}"
+
+
+# bug -> {failing check: (message_key, evidence["diagnosis"] or None)}; every other check must pass.
+BUG_FAILURES: dict[str, dict[str, tuple[str, str | None]]] = {
+    "diagonal_zero": {
+        "first_token": ("mask.first.nan", _diag("diagonal_zero")),
+        "normalised": ("mask.normalised.wrong", _diag("diagonal_zero")),
+        "finite": ("mask.finite.wrong", _diag("diagonal_zero")),
+        "reference": ("mask.reference.mismatch", _diag("diagonal_zero")),
+    },
+    "inverted_mask": {
+        "causal": ("mask.causal.leak", _diag("inverted_mask")),
+        "first_token": ("mask.first.leak", _diag("inverted_mask")),
+        "reference": ("mask.reference.mismatch", _diag("inverted_mask")),
+    },
+    "mask_not_applied": {
+        "causal": ("mask.causal.leak", _diag("mask_not_applied")),
+        "first_token": ("mask.first.leak", _diag("mask_not_applied")),
+        "reference": ("mask.reference.mismatch", _diag("mask_not_applied")),
+    },
+    "softmax_wrong_dim": {
+        "causal": ("mask.causal.leak", _diag("softmax_wrong_dim")),
+        "first_token": ("mask.first.leak", _diag("softmax_wrong_dim")),
+        "normalised": ("mask.normalised.wrong", _diag("softmax_wrong_dim")),
+        "reference": ("mask.reference.mismatch", _diag("softmax_wrong_dim")),
+    },
+    "mask_after_softmax_no_renorm": {
+        "causal": ("mask.causal.leak", _diag("mask_after_softmax_no_renorm")),
+        "first_token": ("mask.first.leak", _diag("mask_after_softmax_no_renorm")),
+        "normalised": ("mask.normalised.wrong", _diag("mask_after_softmax_no_renorm")),
+        "reference": ("mask.reference.mismatch", _diag("mask_after_softmax_no_renorm")),
+    },
+    "no_scaling": {"reference": ("mask.reference.mismatch", _diag("no_scaling"))},
+    "scale_by_d_out": {"reference": ("mask.reference.mismatch", _diag("scale_by_d_out"))},
+    # Without the split transpose, MultiHeadAttention cannot run 8 tokens at all; only the reference
+    # check's num_heads-token input runs, and it names the bug.
+    "no_split_transpose": {
+        "causal": ("check.raised", None),
+        "first_token": ("check.raised", None),
+        "short": ("check.raised", None),
+        "normalised": ("check.raised", None),
+        "finite": ("check.raised", None),
+        "reference": ("mask.reference.mismatch", _diag("no_split_transpose")),
+    },
+    "no_merge_transpose": {
+        "causal": ("mask.causal.leak", _diag("no_merge_transpose")),
+        "first_token": ("mask.first.leak", _diag("no_merge_transpose")),
+        "normalised": ("mask.normalised.wrong", _diag("no_merge_transpose")),
+        "reference": ("mask.reference.mismatch", _diag("no_merge_transpose")),
+    },
+    "mask_not_sliced": {
+        "short": ("mask.short.raised", None),
+        "reference": ("check.raised", None),  # its first input is shorter than the context too
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def graded_bug(launcher, tmp_path_factory) -> Callable[[str], RunResult]:
+    """Grade each mutant once for the whole module (the mask exercise only)."""
+    cache: dict[str, RunResult] = {}
+
+    def run(bug: str) -> RunResult:
+        if bug not in cache:
+            path = tmp_path_factory.mktemp(bug) / "submission.py"
+            path.write_text(mutant(mutations.MASK_BUGS, bug), encoding="utf-8")
+            cache[bug] = grade(path, [EXERCISES["mask"]], launcher, seed=0)
+        return cache[bug]
+
+    return run
+
+
+def only_classes(*names: str) -> str:
+    """The reference module cut down to the named classes."""
+    src = SOLUTION.read_text(encoding="utf-8")
+    tree = ast.parse(src)
+    parts = [ast.get_source_segment(src, n) for n in tree.body if isinstance(n, ast.ClassDef) and n.name in names]
+    assert len(parts) == len(names)
+    return "import torch\nimport torch.nn as nn\n\n\n" + "\n\n\n".join(parts) + "\n"  # type: ignore[arg-type]
+
+
+# -- correct styles ------------------------------------------------------------------------------------
+def test_corpus_has_mask_styles() -> None:
+    assert len(OK_FILES) >= 11
+
+
+@pytest.mark.parametrize("path", OK_FILES, ids=lambda p: p.stem)
+def test_correct_style_passes_every_mask_check(grade_file: Grade, path: Path) -> None:
+    run = grade_file(path, "mask")
+    got = {c.id: (c.status, c.message_key) for e in run.exercises for c in e.checks}
+    assert got == {cid: ("passed", key) for cid, key in OK_KEYS.items()}
+
+
+# -- named bugs ----------------------------------------------------------------------------------------
+def test_every_mask_bug_has_expectations() -> None:
+    assert {bug for bug, _, _ in mutations.MASK_BUGS} == set(BUG_FAILURES)
+
+
+@pytest.mark.parametrize("bug", list(BUG_FAILURES))
+def test_bug_fails_exactly_its_checks(graded_bug: Callable[[str], RunResult], bug: str) -> None:
+    run = graded_bug(bug)
+    expected = BUG_FAILURES[bug]
+    assert {cid for cid, s in statuses(run, "mask").items() if s != "passed"} == set(expected)
+    for cid in CHECKS:
+        result = check(run, "mask", cid)
+        if cid in expected:
+            key, diagnosis = expected[cid]
+            assert (result.status, result.message_key) == ("failed", key), result.message
+            assert result.evidence.get("diagnosis") == diagnosis, result.message
+        else:
+            assert (result.status, result.message_key) == ("passed", OK_KEYS[cid])
+
+
+@pytest.mark.parametrize("bug", ["scale_by_d_out", "no_split_transpose", "no_merge_transpose"])
+def test_mha_only_bug_is_reported_on_multi_head_attention(graded_bug, bug: str) -> None:
+    result = check(graded_bug(bug), "mask", "reference")
+    assert result.evidence["class"] == "MultiHeadAttention"
+    assert result.message.startswith("MultiHeadAttention:")
+
+
+def test_diagnosis_is_rendered_into_the_message(graded_bug) -> None:
+    result = check(graded_bug("no_scaling"), "mask", "reference")
+    assert "keys.shape[-1]**0.5" in result.message
+
+
+def test_unsliced_mask_is_told_to_slice(graded_bug) -> None:
+    result = check(graded_bug("mask_not_sliced"), "mask", "short")
+    assert "Slice the mask" in result.message
+    assert "[:num_tokens, :num_tokens]" in result.message
+    assert check(graded_bug("mask_not_sliced"), "mask", "causal").status == "passed"
+
+
+UPPER_WITH_DIAGONAL = [[int(j >= i) for j in range(mask.CONTEXT)] for i in range(mask.CONTEXT)]
+ALL_ONES = [[1] * mask.CONTEXT for _ in range(mask.CONTEXT)]
+
+
+@pytest.mark.parametrize("bug, matrix", [
+    ("inverted_mask", UPPER_WITH_DIAGONAL),  # each token sees itself and the future only
+    ("mask_not_applied", ALL_ONES),
+])
+def test_leak_matrix_is_measured_visibility(graded_bug, bug: str, matrix: list[list[int]]) -> None:
+    assert check(graded_bug(bug), "mask", "causal").evidence["matrix"] == matrix
+
+
+@pytest.mark.parametrize("bug", [b for b, fails in BUG_FAILURES.items()
+                                 if fails.get("causal", ("",))[0] == "mask.causal.leak"])
+def test_leak_message_names_the_first_future_position(graded_bug, bug: str) -> None:
+    result = check(graded_bug(bug), "mask", "causal")
+    matrix = result.evidence["matrix"]
+    n = mask.CONTEXT
+    leaks = [(i, j) for i in range(n) for j in range(i + 1, n) if matrix[i][j] == 1]
+    assert leaks, "a leak must show as a 1 above the diagonal"
+    i, j = map(int, re.search(r"output (\d+) changes when token (\d+)", result.message).groups())  # type: ignore[union-attr]
+    assert (i, j) == leaks[0]
+    assert f"({len(leaks)} of {n * (n - 1) // 2} future positions leak)" in result.message
+
+
+# -- which classes are graded ------------------------------------------------------------------------
+def test_causal_attention_alone_is_graded_on_that_class(grade_file: Grade) -> None:
+    run = grade_file(only_classes("CausalAttention"), "mask")
+    got = {c.id: (c.status, c.message_key) for e in run.exercises for c in e.checks}
+    assert got == {cid: ("passed", key) for cid, key in OK_KEYS.items()}
+    for cid in ("causal", "first_token", "normalised", "finite", "reference"):
+        message = check(run, "mask", cid).message
+        assert "(CausalAttention)" in message and "MultiHead" not in message
+
+
+def test_buggy_causal_attention_alone_is_diagnosed(grade_file: Grade) -> None:
+    src = only_classes("CausalAttention").replace("diagonal=1)", "diagonal=0)")
+    result = check(grade_file(src, "mask"), "mask", "finite")
+    assert (result.status, result.message_key) == ("failed", "mask.finite.wrong")
+    assert result.evidence["class"] == "CausalAttention"
+    assert result.evidence["diagnosis"] == "mask.bug.diagonal_zero"
+
+
+def test_no_causal_class_is_not_found(grade_file: Grade) -> None:
+    run = grade_file(only_classes("SelfAttention_v1", "SelfAttention_v2"), "mask")
+    for cid in CHECKS:
+        result = check(run, "mask", cid)
+        assert (result.status, result.message_key) == ("failed", "check.not_found")
+        assert "no CausalAttention, MultiHeadAttentionWrapper or MultiHeadAttention class" in result.message
+
+
+# -- the judge-side model (no sandbox) -----------------------------------------------------------------
+@pytest.mark.parametrize("name, args, num_heads, bias", [
+    ("CausalAttention", (5, 4, 8, 0.0), 1, False),
+    ("CausalAttention", (5, 4, 8, 0.0, True), 1, True),
+    ("MultiHeadAttention", (5, 8, 8, 0.0, 2), 2, False),
+    ("MultiHeadAttention", (6, 12, 8, 0.0, 4), 4, False),
+    ("MultiHeadAttention", (6, 12, 8, 0.0, 3, True), 3, True),
+])
+@pytest.mark.parametrize("tokens", [1, 3, 8])
+def test_attend_without_bug_equals_reference(name: str, args: tuple, num_heads: int, bias: bool,
+                                             tokens: int) -> None:
+    rng = torch.Generator().manual_seed(tokens)
+    d_in, d_out = args[0], args[1]
+    roles = random_roles(rng, d_in, d_out, bias=bias, out_proj=name == "MultiHeadAttention")
+    x = torch.randn(2, tokens, d_in, generator=rng)
+    expected = reference_output(getattr(chapter3, name), args, book_state(roles), x)
+    torch.testing.assert_close(mask.attend(x, roles, num_heads, None), expected)
