@@ -110,8 +110,8 @@ add_all(
             "zh": "{name} 抛出了异常 {error}",
         },
         "check.timeout": {
-            "en": "{name} did not finish within {seconds:g} s (an infinite loop?); the sandbox was restarted.",
-            "zh": "{name} 未在 {seconds:g} 秒内完成（死循环？）；沙箱已重启。",
+            "en": "{name} did not finish within {seconds:g} s (an infinite loop?); it was stopped.",
+            "zh": "{name} 未在 {seconds:g} 秒内完成（死循环？），已被终止。",
         },
         "check.exited": {
             "en": "The submission's process exited (status {code}) while running {name}.",

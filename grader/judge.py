@@ -37,7 +37,7 @@ def grade(path: Path, exercises: Sequence[Exercise], launcher: Launcher, *, seed
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     submission = load(path)
-    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits)
+    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed)
     try:
         try:
             sandbox.start()

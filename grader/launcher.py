@@ -83,9 +83,9 @@ class ZygoteLauncher:
 
     def close(self) -> None:
         """The zygote holds no state worth a goodbye; its children were killed by their sandboxes."""
-        self.ctl.close()
         self.proc.kill()
         self.proc.wait()
+        self.ctl.close()
 
 
 class SpawnLauncher:

@@ -93,8 +93,9 @@ class _Child:
 
 class Sandbox:
     def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
-                 limits: Limits = Limits(), probe_timeout: float = 10.0) -> None:
+                 limits: Limits = Limits(), probe_timeout: float = 10.0, seed: int = 0) -> None:
         self.submission = submission
+        self.seed = seed  # the child's own RNGs start here, so --seed reproduces the student's random init too
         self.launcher = launcher
         self.budget_s = budget_s
         self.limits = limits
@@ -106,6 +107,7 @@ class Sandbox:
         self.generation = 0
         self.protections: list[str] = []
         self.records: dict[int, CellRecord] = {}
+        self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
         self._child: _Child | None = None
         self._inventory: list[Obj] | None = None
 
@@ -145,6 +147,7 @@ class Sandbox:
             "output": str(self.scratch / OUTPUT_FILE),
             "submission": str(self.scratch / self.submission.path.name),
             "limits": self.limits.to_json(),
+            "seed": self.seed,
         }
         pid, sock = self.launcher.launch(config)
         self._child = _Child(pid, sock)
@@ -179,6 +182,9 @@ class Sandbox:
             record = CellRecord(cell.number, "error", exc.detail, magics)
         except ProbeTimeout as exc:
             record = CellRecord(cell.number, "timeout", {"seconds": exc.detail}, magics)
+        except BudgetExhausted as exc:
+            self.records[cell.number] = CellRecord(cell.number, "timeout", {"seconds": exc.detail}, magics)
+            raise
         except (ChildCrashed, ProtocolViolation) as exc:
             record = CellRecord(cell.number, "crashed", {"how": exc.detail}, magics)
         if previous is None or record.status in ("timeout", "crashed"):
@@ -203,9 +209,19 @@ class Sandbox:
             raise BudgetExhausted(label, self.budget_s)
         return remaining
 
-    def _probe(self, op: str, label: str, timeout: float | None = None, **args: Any) -> Any:
+    def _probe(self, op: str, label: str, timeout: float | None = None, hangs: str | None = None,
+               **args: Any) -> Any:
+        """One request and its answer. `hangs` names the code it runs ("MultiHeadAttention.forward"):
+        once that code has hung, later probes of it fail at once instead of spending the budget again."""
+        if hangs in self.hung:
+            raise ProbeTimeout(label, self.hung[hangs])
         self._ensure_child()
-        return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout)
+        try:
+            return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout)
+        except ProbeTimeout as exc:
+            if hangs:
+                self.hung[hangs] = exc.detail
+            raise
 
     def _exchange(self, request: dict[str, Any] | None, label: str, timeout: float) -> Any:
         child = self._child
@@ -260,7 +276,7 @@ class Sandbox:
     def construct(self, cls: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
         label = label or f"{cls.cls}({_show_args(args, kwargs)})"
         self._ensure_child()
-        value = self._probe("construct", label, None, ref=self._ref(cls)["__ref__"],
+        value = self._probe("construct", label, None, f"{cls.cls}.__init__", ref=self._ref(cls)["__ref__"],
                             args=list(args), kwargs=kwargs)
         return self._obj(value, label)
 
@@ -269,7 +285,8 @@ class Sandbox:
         label = label or f"{target.name}{'.' + method if method else ''}({_show_args(args, kwargs)})"
         self._ensure_child()
         args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
-        return self._probe("call", label, timeout, ref=self._ref(target)["__ref__"], args=list(args),
+        return self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}",
+                           ref=self._ref(target)["__ref__"], args=list(args),
                            kwargs=kwargs, method=method, device=device)
 
     def call_module(self, target: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:

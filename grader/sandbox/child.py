@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import random
 import socket
 import sys
 import traceback
@@ -221,6 +222,8 @@ def start(sock: socket.socket, config: dict[str, Any]) -> None:
     limits.capture_output(config["output"])
     active = limits.apply(limits.Limits.from_json(config["limits"]))
     sys.path.insert(0, config["scratch"])
+    random.seed(config["seed"])
+    torch.manual_seed(config["seed"])
     # Full float32 on GPUs, so the device check's tolerance means the same on every card.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -71,7 +71,7 @@ def capture_output(path: str, keep_bytes: int = 1024 * 1024) -> None:
     Python-level writes go through a stream that never fails: past `keep_bytes` the file is emptied
     and starts again, so a print flood costs neither the disk nor the answers that follow it.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
@@ -85,24 +85,21 @@ class _RecentOutput(io.TextIOBase):
     def __init__(self, fd: int, keep_bytes: int) -> None:
         self.fd = fd
         self.keep_bytes = keep_bytes
-        self.written = 0
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
         data = str(text).encode("utf-8", errors="replace")
-        if self.written + len(data) > self.keep_bytes:
-            self.written = 0
-            data = b"[earlier output dropped]\n" + data[-self.keep_bytes:]
-            try:
+        try:
+            size = os.lseek(self.fd, 0, os.SEEK_CUR)  # C-level writes to fd 1 and 2 count too
+            if size + len(data) > self.keep_bytes:
+                half = self.keep_bytes // 2
+                recent = os.pread(self.fd, half, max(0, size - half))
                 os.ftruncate(self.fd, 0)
                 os.lseek(self.fd, 0, os.SEEK_SET)
-            except OSError:
-                pass
-        try:
-            os.write(self.fd, data)
-            self.written += len(data)
+                os.write(self.fd, b"[earlier output dropped]\n" + recent[-half:])
+            os.write(self.fd, data[-self.keep_bytes // 2:])
         except OSError:
             pass
         return len(text)

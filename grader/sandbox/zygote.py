@@ -31,7 +31,10 @@ def exit_status(status: int) -> dict[str, int]:
 def serve(ctl: socket.socket) -> None:
     reply(ctl, {"ready": True})
     while True:
-        msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
+        except OSError:  # the judge is gone
+            return
         if not msg:
             return
         request = json.loads(msg)
@@ -61,7 +64,10 @@ def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
 
 
 def reply(ctl: socket.socket, value: dict[str, Any]) -> None:
-    ctl.send(json.dumps(value).encode())
+    try:
+        ctl.send(json.dumps(value).encode())
+    except OSError:  # the judge is gone; the next recv ends the loop
+        pass
 
 
 def _die_with_parent() -> None:

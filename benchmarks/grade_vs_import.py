@@ -1,0 +1,106 @@
+"""How long `grade 3.1 solutions/chapter3.py` takes next to a bare `python -c "import torch"`.
+
+Torch's import is the floor any grading run pays; the target is a ratio of at most 1.3. This script
+only reports: it always exits 0.
+
+    python benchmarks/grade_vs_import.py [--runs N] [--warmup N] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "solutions" / "chapter3.py"
+TARGET = 1.3
+
+
+def grade_command() -> list[str]:
+    """The installed console script of this interpreter's environment, else `python -m grader`."""
+    script = Path(sys.executable).parent / ("grade.exe" if os.name == "nt" else "grade")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("grade")
+    return [found] if found else [sys.executable, "-m", "grader"]
+
+
+def time_once(command: list[str], cwd: Path) -> tuple[float, int]:
+    env = dict(os.environ, NO_COLOR="1")
+    started = time.perf_counter()
+    code = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return time.perf_counter() - started, code
+
+
+def measure(command: list[str], cwd: Path, runs: int, warmup: int) -> dict[str, Any]:
+    for _ in range(warmup):
+        time_once(command, cwd)
+    times, codes = [], []
+    for _ in range(runs):
+        elapsed, code = time_once(command, cwd)
+        times.append(elapsed)
+        codes.append(code)
+    return {
+        "command": command,
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "times_s": [round(t, 4) for t in times],
+        "exit_codes": sorted(set(codes)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5, help="timed runs of each command (default 5)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs first, to warm the caches (default 1)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    runs, warmup = max(1, args.runs), max(0, args.warmup)
+
+    with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
+        cwd = Path(tmp)
+        grade = measure([*grade_command(), "3.1", str(SOLUTION), "--html", str(cwd / "page.html")],
+                        cwd, runs, warmup)
+        torch = measure([sys.executable, "-c", "import torch"], cwd, runs, warmup)
+
+    ratio = grade["median_s"] / torch["median_s"] if torch["median_s"] > 0 else float("inf")
+    figures = {
+        "runs": runs,
+        "warmup": warmup,
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "grade": grade,
+        "import_torch": torch,
+        "ratio": round(ratio, 3),
+        "target_ratio": TARGET,
+        "within_target": ratio <= TARGET,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(f"runs: {runs} (after {warmup} warm-up), python {figures['python']}, {figures['cpus']} CPUs")
+    print(f"grade 3.1 solutions/chapter3.py --html ...: median {grade['median_s']:.3f} s "
+          f"(min {grade['min_s']:.3f}, max {grade['max_s']:.3f})")
+    print(f"python -c 'import torch':                  median {torch['median_s']:.3f} s "
+          f"(min {torch['min_s']:.3f}, max {torch['max_s']:.3f})")
+    print(f"ratio: {ratio:.2f} (target <= {TARGET}: {'met' if ratio <= TARGET else 'not met'})")
+    if grade["exit_codes"] != [0]:
+        print(f"note: grade exited with {grade['exit_codes']} (expected 0 for the reference solution)")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as exc:  # it reports, it doesn't judge
+        print(f"benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    sys.exit(0)

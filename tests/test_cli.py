@@ -1,0 +1,338 @@
+"""The `grade` command as a student runs it: a real subprocess in a scratch working directory.
+
+Contract: `grade EXERCISE SUBMISSION` (EXERCISE: 3.1 3.2 3.3 mask device all, or ids joined by
+commas), `grade list`, `--version`, `--help` everywhere, `--json PATH|-`, `--html PATH` (default
+feedback/<stem>.html under the cwd), `--timeout`, `--seed`, `--lang en|zh`. Exit 0 full marks,
+1 graded but not full, 2 could not grade with one "grade:" line on stderr (click's usage error for
+bad options), never a traceback.
+
+Each grading run costs a couple of seconds (an interpreter and torch), so assertions are grouped
+per run.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import grader
+from conftest import ROOT, SOLUTION, TEMPLATE
+from grader.exercise import discover
+
+EXERCISE_IDS = ["3.1", "3.2", "3.3", "mask", "device"]
+NOT_MOVED = "    sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)\n"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _grade_command() -> list[str]:
+    script = Path(sys.executable).parent / "grade"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("grade")
+    return [found] if found else [sys.executable, "-m", "grader"]
+
+
+GRADE = _grade_command()
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    elapsed: float
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG") and not k.startswith("PYTEST")}
+    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    return env
+
+
+def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeout: float = 180) -> Result:
+    started = time.monotonic()
+    proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, encoding="utf-8", errors="replace", timeout=timeout)
+    return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+
+
+def no_traceback(result: Result) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stdout, result.stdout
+
+
+def check_schema(data: dict[str, Any], path: Path, kind: str) -> None:
+    for key in ("grader_version", "seed", "lang", "submission", "score", "max_score", "exercises", "cells",
+                "protections"):
+        assert key in data, key
+    assert data["grader_version"] == grader.__version__
+    assert isinstance(data["seed"], int) and data["seed"] >= 0
+    submission = data["submission"]
+    assert set(submission) >= {"path", "sha256", "kind"}
+    assert submission["kind"] == kind
+    assert submission["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert Path(submission["path"]).name == path.name
+    assert isinstance(data["cells"], list) and isinstance(data["protections"], list)
+    assert data["score"] == pytest.approx(sum(e["score"] for e in data["exercises"]))
+    assert data["max_score"] == pytest.approx(sum(e["max_score"] for e in data["exercises"]))
+    for exercise in data["exercises"]:
+        assert set(exercise) >= {"id", "title", "score", "max_score", "checks"}
+        assert exercise["checks"]
+        for c in exercise["checks"]:
+            assert set(c) >= {"id", "title", "status", "score", "max_score", "message"}
+            assert c["status"] in ("passed", "failed", "error", "skipped")
+            assert 0 <= c["score"] <= c["max_score"] or c["status"] == "skipped"
+            assert isinstance(c["message"], str) and c["message"]
+        assert exercise["score"] == pytest.approx(sum(c["score"] for c in exercise["checks"]))
+
+
+def check_page(page: Path, data: dict[str, Any]) -> None:
+    """The feedback page exists, loads nothing from elsewhere, and shows every check."""
+    assert page.is_file()
+    text = page.read_text(encoding="utf-8")
+    assert re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", text, re.I) is None
+    assert re.search(r"<script[^>]*\ssrc\s*=", text, re.I) is None
+    assert re.search(r"<link[^>]*stylesheet", text, re.I) is None
+    assert "@import" not in text
+    shown = html.unescape(text)
+    for exercise in data["exercises"]:
+        assert exercise["title"] in shown
+        for c in exercise["checks"]:
+            assert c["title"] in shown, c["title"]
+
+
+def checks_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for e in data["exercises"] for c in e["checks"]]
+
+
+# -- help, version, list ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, expected", [
+    (["--help"], ["Usage:", "EXERCISE SUBMISSION", "list"]),
+    (["-h"], ["Usage:", "EXERCISE SUBMISSION"]),
+    (["list", "--help"], ["Usage:", "list", "--lang"]),
+    (["exercise", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang"]),
+    (["3.1", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang"]),
+])
+def test_help_everywhere(tmp_path: Path, args: list[str], expected: list[str]) -> None:
+    result = grade(*args, cwd=tmp_path)
+    assert result.code == 0, result.stderr
+    for text in expected:
+        assert text in result.stdout
+    no_traceback(result)
+    assert not (tmp_path / "feedback").exists()
+
+
+@pytest.mark.parametrize("command", [None, [sys.executable, "-m", "grader"]], ids=["grade", "python-m-grader"])
+def test_version(tmp_path: Path, command: list[str] | None) -> None:
+    result = grade("--version", cwd=tmp_path, command=command)
+    assert result.code == 0
+    assert grader.__version__ in result.stdout
+    no_traceback(result)
+
+
+def test_list_shows_exercises_titles_and_points(tmp_path: Path) -> None:
+    exercises = discover()
+    assert list(exercises) == EXERCISE_IDS
+    for lang in ("en", "zh"):
+        result = grade("list", "--lang", lang, cwd=tmp_path)
+        assert result.code == 0, result.stderr
+        no_traceback(result)
+        lines = [line for line in result.stdout.splitlines() if line.strip()]
+        assert len(lines) == len(EXERCISE_IDS)
+        for line, (ex_id, exercise) in zip(lines, exercises.items()):
+            words = line.split()
+            assert words[0] == ex_id
+            assert float(words[1]) == exercise.points
+            assert exercise.title[lang] in line
+    assert CJK.search(result.stdout)
+
+
+# -- grading -----------------------------------------------------------------------------------------------
+def test_solution_gets_full_marks_on_all(tmp_path: Path) -> None:
+    result = grade("all", SOLUTION, "--json", "result.json", cwd=tmp_path)
+    assert result.code == 0, result.stdout + result.stderr
+    no_traceback(result)
+    data = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
+    check_schema(data, SOLUTION, "py")
+    assert [e["id"] for e in data["exercises"]] == EXERCISE_IDS
+    assert data["score"] == data["max_score"] > 0
+    assert all(c["status"] in ("passed", "skipped") for c in checks_of(data))
+    assert data["lang"] == "en"
+    # the terminal summary goes to stdout when the JSON goes to a file
+    assert "Total" in result.stdout and f"{data['score']:g}/{data['max_score']:g}" in result.stdout
+    # the default page: feedback/<stem>.html under the working directory
+    check_page(tmp_path / "feedback" / "chapter3.html", data)
+
+
+def test_template_is_graded_but_not_full_marks(tmp_path: Path) -> None:
+    result = grade("all", TEMPLATE / "chapter3.py", "--json", "-", "--html", "pages/template.html", cwd=tmp_path)
+    assert result.code == 1, result.stdout + result.stderr
+    no_traceback(result)
+    data = json.loads(result.stdout)  # stdout holds only the JSON ...
+    assert "Total" in result.stderr  # ... and the summary moves to stderr
+    check_schema(data, TEMPLATE / "chapter3.py", "py")
+    assert data["score"] < data["max_score"]
+    assert not any(c["status"] == "error" for c in checks_of(data))
+    check_page(tmp_path / "pages" / "template.html", data)
+    assert not (tmp_path / "feedback").exists()  # --html replaces the default page
+
+
+def test_template_notebook_exits_1(tmp_path: Path) -> None:
+    notebook = TEMPLATE / "chapter3.ipynb"
+    result = grade("3.1", notebook, "--json", "nb.json", cwd=tmp_path)
+    assert result.code == 1, result.stdout + result.stderr
+    no_traceback(result)
+    data = json.loads((tmp_path / "nb.json").read_text(encoding="utf-8"))
+    check_schema(data, notebook, "ipynb")
+    assert [e["id"] for e in data["exercises"]] == ["3.1"]
+    assert (tmp_path / "feedback" / "chapter3.html").is_file()
+
+
+def test_relative_submission_from_another_cwd(tmp_path: Path) -> None:
+    work = tmp_path / "student"
+    work.mkdir()
+    shutil.copy(SOLUTION, work / "x.py")
+    assert ROOT not in work.parents
+    result = grade("3.1", "x.py", cwd=work)
+    assert result.code == 0, result.stdout + result.stderr
+    no_traceback(result)
+    page = work / "feedback" / "x.html"
+    assert page.is_file()
+    assert "feedback/x.html" in result.stdout.replace(os.sep, "/")
+    assert "10/10" in result.stdout
+
+
+def test_seed_reproduces_the_run_and_zh_messages(tmp_path: Path) -> None:
+    """Same --seed, same JSON scores and messages; a wrong answer's message depends on the hidden inputs."""
+    source = SOLUTION.read_text(encoding="utf-8")
+    assert source.count(NOT_MOVED) == 1
+    submission = tmp_path / "mutant.py"
+    submission.write_text(source.replace(NOT_MOVED, ""), encoding="utf-8")
+
+    first = grade("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "a.json", cwd=tmp_path)
+    second = grade("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "-", cwd=tmp_path)
+    for result in (first, second):
+        assert result.code == 1, result.stdout + result.stderr
+        no_traceback(result)
+    assert "总分" in first.stdout
+    assert "总分" in second.stderr
+    a = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    b = json.loads(second.stdout)
+    for data in (a, b):
+        check_schema(data, submission, "py")
+        assert data["seed"] == 123 and data["lang"] == "zh"
+        assert [e["id"] for e in data["exercises"]] == ["3.1", "3.2"]
+        assert all(CJK.search(c["message"]) for c in checks_of(data))
+
+    def verdicts(data: dict[str, Any]) -> list[Any]:
+        return [(e["id"], e["score"], [(c["id"], c["status"], c["score"], c["message"]) for c in e["checks"]])
+                for e in data["exercises"]]
+
+    assert verdicts(a) == verdicts(b)
+    assert a["score"] == b["score"] < a["max_score"]
+
+    third = grade("3.1,3.2", submission, "--json", "-", cwd=tmp_path)  # no --seed: a fresh one, printed
+    assert third.code == 1
+    no_traceback(third)
+    c = json.loads(third.stdout)
+    assert c["lang"] == "en" and isinstance(c["seed"], int)
+    assert f"seed {c['seed']}" in third.stderr
+    assert not any(CJK.search(ch["message"]) for ch in checks_of(c))
+
+
+def test_timeout_option_bounds_the_run(tmp_path: Path) -> None:
+    (tmp_path / "loop.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    result = grade("3.1", "loop.py", "--timeout", "3", "--json", "-", cwd=tmp_path)
+    assert result.code == 1, result.stderr
+    no_traceback(result)
+    assert result.elapsed < 3 + 12, result.elapsed  # interpreter + torch start, then 3 s at most
+    data = json.loads(result.stdout)
+    assert data["score"] == 0
+    assert all(c["status"] == "failed" for c in checks_of(data))
+
+
+# -- could not grade --------------------------------------------------------------------------------------
+def _broken_inputs(tmp: Path) -> dict[str, list[str]]:
+    (tmp / "notes.txt").write_text("print('hi')\n", encoding="utf-8")
+    (tmp / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+    (tmp / "latin1.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    shutil.copy(SOLUTION, tmp / "ok.py")
+    return {
+        "missing-file": ["3.1", "nothere.py"],
+        "txt-file": ["3.1", "notes.txt"],
+        "broken-notebook": ["3.1", "broken.ipynb"],
+        "unreadable-bytes": ["3.1", "latin1.py"],
+        "unknown-exercise": ["3.9", "ok.py"],
+        "unknown-in-list": ["3.1,3.9", "ok.py"],
+    }
+
+
+@pytest.mark.parametrize("case", ["missing-file", "txt-file", "broken-notebook", "unreadable-bytes",
+                                  "unknown-exercise", "unknown-in-list"])
+def test_cannot_grade_exits_2_with_one_line(tmp_path: Path, case: str) -> None:
+    args = _broken_inputs(tmp_path)[case]
+    result = grade(*args, cwd=tmp_path)
+    assert result.code == 2, result.stdout + result.stderr
+    no_traceback(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("grade:")
+    assert args[1] in lines[0] or "3.9" in lines[0]
+    assert result.stdout.strip() == ""
+    assert not (tmp_path / "feedback").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["3.1", "ok.py", "--lang", "fr"],
+    ["3.1", "ok.py", "--timeout", "0"],
+    ["3.1", "ok.py", "--seed", "-1"],
+    ["3.1", "ok.py", "--no-such-option"],
+    ["3.1"],
+], ids=["bad-lang", "bad-timeout", "bad-seed", "unknown-option", "missing-submission"])
+def test_bad_options_exit_2_with_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    shutil.copy(SOLUTION, tmp_path / "ok.py")
+    result = grade(*args, cwd=tmp_path)
+    assert result.code == 2, result.stdout + result.stderr
+    no_traceback(result)
+    assert "Error:" in result.stderr or result.stderr.startswith("grade:")
+    assert not (tmp_path / "feedback").exists()
+
+
+RACE = """
+import select, time
+from grader.launcher import ZygoteLauncher
+
+launcher = ZygoteLauncher()
+select.select([launcher.ctl], [], [], 120)  # the zygote has imported torch and said it is ready
+kill = launcher.proc.kill
+
+def late_kill():
+    time.sleep(0.5)  # the judge descheduled between two syscalls, as on a loaded machine
+    kill()
+
+launcher.proc.kill = late_kill
+launcher.close()  # what `grade` does when it cannot grade: close before the first fork
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the forking zygote is Linux-only")
+def test_closing_an_unused_zygote_writes_nothing_to_stderr(tmp_path: Path) -> None:
+    """`grade` closes the zygote without a fork whenever it cannot grade; the zygote inherits the
+    command's stderr, so nothing it does on the way out may show there, however late the kill."""
+    proc = subprocess.run([sys.executable, "-c", RACE], cwd=tmp_path, env=_env(), capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip() == ""

@@ -1,0 +1,246 @@
+"""Hostile and broken submissions: hangs, exits, crashes, memory and output floods.
+
+Each case asserts the verdict and its message, and that grading ends within the budget it was
+given (wall time measured here). After every test the session's zygote must have no child left:
+the judge kills each sandbox's process group and reaps it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import nbformat
+import pytest
+
+from conftest import SOLUTION, Grade, check, statuses
+from grader.results import RunResult
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+SOURCE = SOLUTION.read_text(encoding="utf-8")
+ALL_31 = {"agree": "passed", "parameters": "passed", "classes": "passed"}
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, ppid) of a process, None when it is gone. comm may hold spaces: split after the last ')'."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text.rsplit(")", 1)[1].split()
+    return fields[0], int(fields[1])
+
+
+def _alive(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+def children_of(parent: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = _stat(int(entry))
+            if stat is not None and stat[1] == parent:
+                found.append(int(entry))
+    return found
+
+
+def notebook(*cells: str) -> str:
+    """A notebook of code cells; a cell starting with 'md:' is a markdown cell."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(c[3:]) if c.startswith("md:") else nbformat.v4.new_code_cell(c)
+                for c in cells]
+    return nbformat.writes(nb)
+
+
+def timed(grade_file: Grade, *args: object, **kwargs: object) -> tuple[RunResult, float]:
+    started = time.monotonic()
+    run = grade_file(*args, **kwargs)
+    return run, time.monotonic() - started
+
+
+def cell(run: RunResult, number: int):  # type: ignore[no-untyped-def]
+    records = {r.cell: r for r in run.cells}
+    assert number in records, f"cell {number} not recorded: {run.cells}"
+    return records[number]
+
+
+def no_grader_errors(run: RunResult) -> None:
+    errors = [(e.id, c.id, c.message) for e in run.exercises for c in e.checks if c.status == "error"]
+    assert not errors, errors
+
+
+@pytest.fixture
+def zygote_pid(launcher) -> int | None:  # type: ignore[no-untyped-def]
+    """The session zygote's pid (None with the spawning launcher, whose children are not forks)."""
+    proc = getattr(launcher, "proc", None)
+    return None if proc is None else int(proc.pid)
+
+
+@pytest.fixture(autouse=True)
+def no_children_left(zygote_pid: int | None) -> Iterator[None]:
+    yield
+    if zygote_pid is None:
+        return
+    assert _alive(zygote_pid), "the session's zygote died"
+    left = [pid for pid in children_of(zygote_pid) if _alive(pid)]
+    assert not left, f"sandbox children still running after grading: {left}"
+
+
+# -- hangs ---------------------------------------------------------------------------------------------
+def test_infinite_loop_at_import_is_a_timed_out_cell(grade_file: Grade) -> None:
+    run, elapsed = timed(grade_file, "while True:\n    pass\n", timeout=10)
+    assert elapsed < 15, elapsed
+    record = cell(run, 1)
+    assert record.status == "timeout"
+    assert run.score == 0 and not run.full_marks
+    no_grader_errors(run)
+    failed = [c for e in run.exercises for c in e.checks if c.status == "failed"]
+    assert failed and all(c.message_key == "check.not_found" for c in failed)
+
+
+def test_hang_that_spends_the_whole_budget_is_still_recorded(grade_file: Grade) -> None:
+    """A cell that hangs past the submission's whole budget is a hung cell too: the page must say which."""
+    run, elapsed = timed(grade_file, SOURCE + "\n# %%\nwhile True:\n    pass\n", "3.1", timeout=3)
+    assert elapsed < 8, elapsed
+    assert all(c.status == "failed" and c.message_key == "check.deadline"
+               for e in run.exercises for c in e.checks)
+    assert cell(run, 2).status == "timeout"
+
+
+def test_hanging_cell_is_skipped_and_later_cells_run(grade_file: Grade) -> None:
+    src = notebook("import torch", "while True:\n    pass", SOURCE)
+    run, elapsed = timed(grade_file, src, "3.1", suffix=".ipynb", timeout=12)
+    assert elapsed < 12 + 3, elapsed
+    assert [(r.cell, r.status) for r in run.cells] == [(1, "ok"), (2, "timeout"), (3, "ok")]
+    assert statuses(run, "3.1") == ALL_31
+
+
+def test_infinite_loop_in_forward_costs_only_those_checks(grade_file: Grade) -> None:
+    """MultiHeadAttention.forward hangs: the first probe of it spends its 10 s deadline, every later
+    probe of the same code fails at once, and the exercises around it keep all their points."""
+    src = SOURCE + (
+        "\n\ndef _hang(self, x):\n    while True:\n        pass\n\n\n"
+        "MultiHeadAttention.forward = _hang\ndel _hang\n"
+    )
+    run, elapsed = timed(grade_file, src, "3.3,3.1,mask,device", timeout=60)
+    assert elapsed < 30, elapsed  # one 10 s deadline and a few restarts, not one per check
+    assert [r.status for r in run.cells] == ["ok"]
+    no_grader_errors(run)
+
+    assert check(run, "3.3", "parameters").status == "passed"  # counted, never run
+    for check_id in ("heads", "context"):
+        result = check(run, "3.3", check_id)
+        assert (result.status, result.message_key) == ("failed", "check.timeout"), result
+        assert "MultiHeadAttention.forward" in result.message and "did not finish" in result.message
+
+    assert statuses(run, "3.1") == ALL_31  # after a restart
+    assert next(e for e in run.exercises if e.id == "3.1").score == 10
+
+    mask = {c.id: c for e in run.exercises if e.id == "mask" for c in e.checks}
+    for result in mask.values():
+        assert (result.status, result.message_key) == ("failed", "check.timeout"), result
+        assert "MultiHeadAttention.forward" in result.message
+    assert check(run, "device", "registered").status == "passed"  # construction and listing never hang
+
+
+# -- exits and crashes -----------------------------------------------------------------------------------
+def test_sys_exit_in_a_cell_is_a_cell_error(grade_file: Grade) -> None:
+    src = notebook("import sys\nsys.exit(0)\nprint('unreachable')", SOURCE)
+    run, elapsed = timed(grade_file, src, "3.1", suffix=".ipynb", timeout=30)
+    assert elapsed < 30
+    first = cell(run, 1)
+    assert first.status == "error"
+    assert first.error is not None and first.error["type"] == "SystemExit" and first.error["line"] == 2
+    assert cell(run, 2).status == "ok"
+    assert statuses(run, "3.1") == ALL_31
+
+
+def test_os_exit_in_a_cell_crashes_only_that_cell(grade_file: Grade) -> None:
+    src = notebook(SOURCE, "md:Some notes", "import os\nos._exit(0)", "after = 1")
+    run, elapsed = timed(grade_file, src, "3.1", suffix=".ipynb", timeout=30)
+    assert elapsed < 30
+    assert [(r.cell, r.status) for r in run.cells] == [(1, "ok"), (3, "crashed"), (4, "ok")]
+    assert statuses(run, "3.1") == ALL_31
+    assert run.full_marks
+
+
+def test_crash_inside_a_probe_costs_only_that_check(grade_file: Grade) -> None:
+    src = SOURCE + (
+        "\n\nimport os\n\n\ndef _crash(self, x):\n    os._exit(3)\n\n\n"
+        "MultiHeadAttention.forward = _crash\ndel _crash\n"
+    )
+    run, elapsed = timed(grade_file, src, "3.3,3.1", timeout=60)
+    assert elapsed < 30, elapsed
+    no_grader_errors(run)
+    assert check(run, "3.3", "parameters").status == "passed"
+    for check_id in ("heads", "context"):
+        result = check(run, "3.3", check_id)
+        assert (result.status, result.message_key) == ("failed", "check.exited"), result
+        assert "status 3" in result.message and "MultiHeadAttention.forward" in result.message
+    assert statuses(run, "3.1") == ALL_31
+
+
+# -- resources ------------------------------------------------------------------------------------------
+def test_memory_bomb_at_import_is_stopped(grade_file: Grade) -> None:
+    """8 GB in 256 MB blocks: the memory cap (6 GB) stops it with MemoryError, or the child dies."""
+    src = "blocks = []\nfor _ in range(32):\n    blocks.append(bytearray(256 * 1024 * 1024))\n"
+    run, elapsed = timed(grade_file, src, "3.1", timeout=120)
+    # Touching 6 GB takes ~15 s on a slow VM; well under the 60 s this budget gives the cell.
+    assert elapsed < 45, elapsed
+    record = cell(run, 1)
+    assert record.status in ("error", "crashed"), record
+    if record.status == "error":
+        assert record.error is not None and record.error["type"] == "MemoryError" and record.error["line"] == 3
+    no_grader_errors(run)
+    assert run.score == 0
+    assert all(c.message_key == "check.not_found" for e in run.exercises for c in e.checks)
+
+
+def test_print_flood_is_capped_and_answers_still_pass(grade_file: Grade) -> None:
+    src = SOURCE + "\n# %%\nline = 'x' * (1 << 20)\nfor _ in range(200):\n    print(line)\n"
+    run, elapsed = timed(grade_file, src, "3.1", timeout=60)
+    assert elapsed < 30, elapsed
+    assert len(run.output_tail.encode("utf-8")) <= 8192
+    assert cell(run, 1).status == "ok"
+    assert cell(run, 2).status in ("ok", "error")  # a capped write may raise; it must not crash
+    assert statuses(run, "3.1") == ALL_31
+
+
+# -- errors and processes ---------------------------------------------------------------------------------
+def test_raise_in_a_cell_is_recorded_with_cell_type_message_and_line(grade_file: Grade) -> None:
+    src = SOURCE + "\n# %% a later cell\nanswer = 42\nraise ValueError('boom: bad shapes')\n"
+    line = src.splitlines().index("raise ValueError('boom: bad shapes')") + 1
+    run = grade_file(src, "3.1")
+    record = cell(run, 2)
+    assert record.status == "error"
+    assert record.error is not None
+    assert record.error["type"] == "ValueError"
+    assert record.error["message"] == "boom: bad shapes"
+    assert record.error["line"] == line  # the line in the student's file, not in the cell
+    assert cell(run, 1).status == "ok"
+    assert statuses(run, "3.1") == ALL_31
+
+
+def test_no_process_survives_grading(grade_file: Grade, tmp_path: Path, zygote_pid: int | None) -> None:
+    """A submission that starts a long-lived subprocess: killed with the sandbox's process group."""
+    pid_file = tmp_path / "grandchild.pid"
+    src = SOURCE + (
+        "\nimport subprocess\n"
+        "_sleeper = subprocess.Popen(['sleep', '300'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(_sleeper.pid))\n"
+    )
+    run = grade_file(src, "3.1")
+    assert statuses(run, "3.1") == ALL_31
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 5  # reparented to init, which reaps it shortly after the kill
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(grandchild), "the submission's subprocess outlived grading"
+    if zygote_pid is not None:
+        assert not [pid for pid in children_of(zygote_pid) if _alive(pid)]
