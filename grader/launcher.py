@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,11 +45,13 @@ class ZygoteLauncher:
 
     def __init__(self) -> None:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.errors = tempfile.TemporaryFile()  # why the zygote died, for the one-line message
         self.proc = subprocess.Popen(
             _command("zygote", str(theirs.fileno())),
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
+            stderr=self.errors,
             env=_python_env(),
         )
         theirs.close()
@@ -59,7 +62,7 @@ class ZygoteLauncher:
             if not self.ready:
                 self.ctl.settimeout(READY_TIMEOUT)
                 if not json.loads(self.ctl.recv(4096) or b"{}").get("ready"):
-                    raise LaunchError(f"the zygote exited with status {self.proc.wait()}")
+                    raise LaunchError(self._died())
                 self.ready = True
             self.ctl.settimeout(READY_TIMEOUT)
             socket.send_fds(self.ctl, [json.dumps(request).encode()], fds or [])
@@ -67,8 +70,14 @@ class ZygoteLauncher:
         except (OSError, ValueError) as exc:
             raise LaunchError(f"the zygote did not answer: {exc}") from None
         if not answer:
-            raise LaunchError(f"the zygote exited with status {self.proc.poll()}")
+            raise LaunchError(self._died())
         return json.loads(answer)  # type: ignore[no-any-return]
+
+    def _died(self) -> str:
+        status = self.proc.wait()
+        self.errors.seek(0)
+        lines = self.errors.read().decode(errors="replace").strip().splitlines()
+        return f"the zygote exited with status {status}" + (f": {lines[-1]}" if lines else "")
 
     def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
         ours, theirs = socket.socketpair()
@@ -86,25 +95,43 @@ class ZygoteLauncher:
         self.proc.kill()
         self.proc.wait()
         self.ctl.close()
+        self.errors.close()
 
 
 class SpawnLauncher:
-    """One fresh interpreter per child, for platforms where forking after `import torch` is unsafe."""
+    """Single-use interpreters, for platforms where forking after `import torch` is unsafe.
+
+    One worker is always started ahead, so its `import torch` overlaps with the judge's work; it
+    waits for its configuration on its socket and serves one submission.
+    """
 
     def __init__(self) -> None:
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.next = self._spawn()
 
-    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], socket.socket]:
         ours, theirs = socket.socketpair()
         proc = subprocess.Popen(
-            _command("worker", str(theirs.fileno()), json.dumps(config)),
+            _command("worker", str(theirs.fileno())),
             pass_fds=(theirs.fileno(),),
             start_new_session=True,
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             env=_python_env(),
         )
         theirs.close()
         self.procs[proc.pid] = proc
+        return proc, ours
+
+    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+        from grader import wire  # not at the top: the CLI imports this module before anything loads torch
+
+        (proc, ours), self.next = self.next, self._spawn()
+        try:
+            wire.send(ours, config, timeout=READY_TIMEOUT)
+        except wire.WireError as exc:
+            raise LaunchError(f"a worker did not start: {exc}") from None
         return proc.pid, ours
 
     def reap(self, pid: int) -> dict[str, int]:
@@ -112,6 +139,7 @@ class SpawnLauncher:
         return {"signal": -code} if code < 0 else {"exit": code}
 
     def close(self) -> None:
+        self.next[1].close()
         for proc in self.procs.values():
             proc.kill()
             proc.wait()

@@ -15,7 +15,9 @@ from typing import Iterator
 import nbformat
 import pytest
 
-from conftest import SOLUTION, Grade, check, statuses
+from conftest import EXERCISES, SOLUTION, Grade, check, statuses
+from grader.judge import grade
+from grader.launcher import LaunchError, SpawnLauncher, ZygoteLauncher
 from grader.results import RunResult
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -244,3 +246,24 @@ def test_no_process_survives_grading(grade_file: Grade, tmp_path: Path, zygote_p
     assert not _alive(grandchild), "the submission's subprocess outlived grading"
     if zygote_pid is not None:
         assert not [pid for pid in children_of(zygote_pid) if _alive(pid)]
+
+
+def test_single_use_workers_grade_like_the_zygote(tmp_path: Path) -> None:
+    """The fallback for platforms without a safe fork gives the same verdicts."""
+    launcher = SpawnLauncher()
+    try:
+        run = grade(SOLUTION, [EXERCISES["3.1"], EXERCISES["mask"]], launcher, seed=1, timeout=60)
+    finally:
+        launcher.close()
+    assert run.full_marks and run.score == run.max_score > 0
+    assert [r.status for r in run.cells] == ["ok"]
+
+
+def test_a_dead_zygote_is_a_launch_error_not_a_hang() -> None:
+    launcher = ZygoteLauncher()
+    launcher.proc.kill()
+    try:
+        with pytest.raises(LaunchError, match="the zygote exited with status -9"):
+            launcher.launch({})
+    finally:
+        launcher.close()

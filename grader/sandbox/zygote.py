@@ -5,7 +5,8 @@ judge: no listening socket exists for a child to reach. It never runs a torch op
 CUDA, because forking after either leaves the child with a deadlocked OpenMP pool or a dead context.
 
 `python -m grader.sandbox.zygote zygote FD` serves fork requests on FD;
-`python -m grader.sandbox.zygote worker FD CONFIG` is a single-use worker for platforms without a safe fork.
+`python -m grader.sandbox.zygote worker FD` is a single-use worker (it reads its configuration from FD)
+for platforms without a safe fork.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 
 import torch  # noqa: F401  (the point of the zygote: children inherit it already imported)
 
+from grader import wire
 from grader.sandbox import child
 
 MAX_REQUEST = 64 * 1024
@@ -85,7 +87,8 @@ def main(argv: list[str]) -> None:
         _die_with_parent()
         serve(socket.socket(fileno=int(argv[1])))
     elif argv[0] == "worker":
-        child.start(socket.socket(fileno=int(argv[1])), json.loads(argv[2]))
+        sock = socket.socket(fileno=int(argv[1]))
+        child.start(sock, wire.recv(sock))
 
 
 if __name__ == "__main__":
