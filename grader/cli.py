@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -17,6 +18,10 @@ import click
 from grader import __version__, catalogue
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_CANNOT_GRADE = 0, 1, 2
+
+# torch warns on import when NumPy is absent; the grader never uses NumPy, and the warning would
+# break the promise of one clear line on stderr.
+warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 
 
 class GradeGroup(click.Group):
