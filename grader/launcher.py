@@ -24,8 +24,11 @@ class LaunchError(Exception):
 
 
 class Launcher(Protocol):
+    protections: list[str]  # what the launcher itself adds (a subreaper, single-use processes)
+
     def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]: ...
-    def reap(self, pid: int) -> dict[str, int]: ...
+    def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
+        """Wait up to `grace` s for the child to end, SIGKILL its process group, return its exit status."""
     def close(self) -> None: ...
 
 
@@ -56,13 +59,16 @@ class ZygoteLauncher:
         )
         theirs.close()
         self.ready = False
+        self.protections: list[str] = []
 
     def _request(self, request: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
         try:
             if not self.ready:
                 self.ctl.settimeout(READY_TIMEOUT)
-                if not json.loads(self.ctl.recv(4096) or b"{}").get("ready"):
+                hello = json.loads(self.ctl.recv(4096) or b"{}")
+                if not hello.get("ready"):
                     raise LaunchError(self._died())
+                self.protections = [str(p) for p in hello.get("protections", [])]
                 self.ready = True
             self.ctl.settimeout(READY_TIMEOUT)
             socket.send_fds(self.ctl, [json.dumps(request).encode()], fds or [])
@@ -87,8 +93,8 @@ class ZygoteLauncher:
             theirs.close()
         return int(pid), ours
 
-    def reap(self, pid: int) -> dict[str, int]:
-        return self._request({"op": "reap", "pid": pid})
+    def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
+        return self._request({"op": "reap", "pid": pid, "grace": grace})
 
     def close(self) -> None:
         """The zygote holds no state worth a goodbye; its children were killed by their sandboxes."""
@@ -108,6 +114,7 @@ class SpawnLauncher:
     def __init__(self) -> None:
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.next = self._spawn()
+        self.protections = ["single-use-worker"]
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], socket.socket]:
         ours, theirs = socket.socketpair()
@@ -134,8 +141,18 @@ class SpawnLauncher:
             raise LaunchError(f"a worker did not start: {exc}") from None
         return proc.pid, ours
 
-    def reap(self, pid: int) -> dict[str, int]:
-        code = self.procs.pop(pid).wait()
+    def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
+        proc = self.procs.pop(pid)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+        if proc.returncode is None:
+            try:
+                os.killpg(pid, 9)
+            except OSError:
+                pass
+        code = proc.wait()
         return {"signal": -code} if code < 0 else {"exit": code}
 
     def close(self) -> None:

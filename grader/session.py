@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from grader import wire
-from grader.launcher import Launcher
+from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord
 from grader.sandbox.limits import Limits
@@ -148,6 +148,7 @@ class Sandbox:
             "submission": str(self.scratch / self.submission.path.name),
             "limits": self.limits.to_json(),
             "seed": self.seed,
+            "hidden": hidden_paths(),
         }
         pid, sock = self.launcher.launch(config)
         self._child = _Child(pid, sock)
@@ -155,7 +156,7 @@ class Sandbox:
         self._inventory = None
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
         reported = hello.get("protections", []) if isinstance(hello, dict) else []
-        self.protections = [p for p in reported if isinstance(p, str)] + [
+        self.protections = [p for p in reported if isinstance(p, str)] + self.launcher.protections + [
             "deadlines",
             "process-group-kill",
             "scratch-copy",
@@ -191,16 +192,21 @@ class Sandbox:
             self.records[cell.number] = record
         return self._child is not None
 
-    def _kill(self) -> dict[str, int]:
+    def _kill(self, grace: float = 0.0) -> dict[str, int]:
+        """End the child's whole process group; `grace` lets a child that is already exiting finish,
+        so its own exit status is what the message reports."""
         child, self._child = self._child, None
         if child is None:
             return {}
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         child.sock.close()
-        return self.launcher.reap(child.pid)
+        try:
+            return self.launcher.reap(child.pid, grace)
+        except LaunchError:  # the zygote itself is gone: kill the group from here
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return {}
 
     # -- probes -------------------------------------------------------------------------------------
     def _remaining(self, label: str) -> float:
@@ -238,7 +244,7 @@ class Sandbox:
                 raise BudgetExhausted(label, self.budget_s) from None
             raise ProbeTimeout(label, round(limit, 1)) from None
         except wire.PeerClosed:
-            raise ChildCrashed(label, self._kill()) from None
+            raise ChildCrashed(label, self._kill(grace=1.0)) from None
         except wire.WireError as exc:
             self._kill()
             raise ProtocolViolation(label, str(exc)) from None
@@ -322,6 +328,16 @@ class Sandbox:
     def devices(self) -> dict[str, bool]:
         value = self._probe("devices", "listing accelerators")
         return {k: bool(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def hidden_paths() -> list[str]:
+    """The judge's secrets on disk, which no child may read: references, checks, a checkout's tests."""
+    import exercises
+    import solutions
+
+    paths = [*solutions.__path__, *exercises.__path__]
+    tests = Path(paths[0]).parent / "tests"
+    return paths + [str(tests)] if tests.is_dir() else paths
 
 
 def describe_value(value: Any) -> str:

@@ -229,23 +229,35 @@ def test_raise_in_a_cell_is_recorded_with_cell_type_message_and_line(grade_file:
     assert statuses(run, "3.1") == ALL_31
 
 
-def test_no_process_survives_grading(grade_file: Grade, tmp_path: Path, zygote_pid: int | None) -> None:
-    """A submission that starts a long-lived subprocess: killed with the sandbox's process group."""
-    pid_file = tmp_path / "grandchild.pid"
+def test_no_process_survives_grading(grade_file: Grade, zygote_pid: int | None) -> None:
+    """A submission that starts a long-lived subprocess, one in a new session too: both end with it."""
     src = SOURCE + (
         "\nimport subprocess\n"
-        "_sleeper = subprocess.Popen(['sleep', '300'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(_sleeper.pid))\n"
+        "_sleeper = subprocess.Popen(['sleep', '987651'])\n"
+        "_orphan = subprocess.Popen(['sleep', '987652'], start_new_session=True)\n"
     )
     run = grade_file(src, "3.1")
     assert statuses(run, "3.1") == ALL_31
-    grandchild = int(pid_file.read_text())
-    deadline = time.monotonic() + 5  # reparented to init, which reaps it shortly after the kill
-    while _alive(grandchild) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 5
+    while _sleepers() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(grandchild), "the submission's subprocess outlived grading"
+    assert not _sleepers(), "the submission's subprocesses outlived grading"
     if zygote_pid is not None:
         assert not [pid for pid in children_of(zygote_pid) if _alive(pid)]
+
+
+def _sleepers() -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if entry.isdigit() and b"98765" in cmdline and b"sleep" in cmdline:
+            state = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0]
+            if state != "Z":
+                found.append(int(entry))
+    return found
 
 
 def test_single_use_workers_grade_like_the_zygote(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from grader import wire
-from grader.sandbox import inventory, limits
+from grader.sandbox import confine, inventory, limits
 
 MAX_TEXT = 2000
 
@@ -216,17 +216,31 @@ def _flush() -> None:
             pass
 
 
-def start(sock: socket.socket, config: dict[str, Any]) -> None:
-    """Bootstrap a fresh child: scratch dir, caps, captured output; then serve probes until closed."""
-    os.chdir(config["scratch"])
+def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> None:
+    """Bootstrap a fresh child, then serve probes until the judge closes the connection.
+
+    Order matters: output capture and caps first, then the filesystem and syscall confinement,
+    and only then any submission code.
+    """
+    scratch = config["scratch"]
+    os.chdir(scratch)
+    os.environ["TMPDIR"] = scratch
     limits.capture_output(config["output"])
-    active = limits.apply(limits.Limits.from_json(config["limits"]))
-    sys.path.insert(0, config["scratch"])
+    active = isolation + limits.apply(limits.Limits.from_json(config["limits"]),
+                                      count_processes="user-namespace" in isolation)
+    sys.path.insert(0, scratch)
     random.seed(config["seed"])
     torch.manual_seed(config["seed"])
     # Full float32 on GPUs, so the device check's tolerance means the same on every card.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    landlock = confine.restrict_filesystem(confine.filesystem_rules(scratch, config["hidden"]))
+    if landlock:
+        active.append(landlock)
+    elif confine.drop_privileges(scratch):
+        active.append("unprivileged-user")
+    if confine.deny_network_and_tracing():
+        active.append("seccomp")
     child = Child(sock, config["submission"])
     wire.send(sock, {"ok": True, "value": {"protections": active}})
     child.serve()

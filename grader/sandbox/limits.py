@@ -24,6 +24,7 @@ class Limits:
     cpu_seconds: int = 600
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
+    processes: int = 512
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -31,6 +32,7 @@ class Limits:
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_bytes,
             "open_files": self.open_files,
+            "processes": self.processes,
         }
 
     @classmethod
@@ -38,8 +40,12 @@ class Limits:
         return cls(**{k: int(v) for k, v in data.items()})
 
 
-def apply(limits: Limits) -> list[str]:
-    """Cap the process; RLIMIT_DATA rather than RLIMIT_AS because AS breaks CUDA's address reservations."""
+def apply(limits: Limits, count_processes: bool = False) -> list[str]:
+    """Cap the process; RLIMIT_DATA rather than RLIMIT_AS because AS breaks CUDA's address reservations.
+
+    The process cap is set only in a user namespace: outside one, RLIMIT_NPROC counts every process
+    of the user (and exempts root), so it would either block innocent code or stop nothing.
+    """
     active: list[str] = []
     if resource is None:
         return active
@@ -50,6 +56,8 @@ def apply(limits: Limits) -> list[str]:
         ("open-files-limit", "RLIMIT_NOFILE", limits.open_files),
         ("no-core-dumps", "RLIMIT_CORE", 0),
     ]
+    if count_processes:
+        caps.append(("process-limit", "RLIMIT_NPROC", limits.processes))
     for name, which, value in caps:
         rlimit = getattr(resource, which, None)
         if rlimit is None:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
+import time
 from typing import Any
 
 import torch  # noqa: F401  (the point of the zygote: children inherit it already imported)
 
 from grader import wire
-from grader.sandbox import child
+from grader.sandbox import child, confine
 
 MAX_REQUEST = 64 * 1024
 
@@ -30,8 +32,9 @@ def exit_status(status: int) -> dict[str, int]:
     return {"exit": os.WEXITSTATUS(status)}
 
 
-def serve(ctl: socket.socket) -> None:
-    reply(ctl, {"ready": True})
+def serve(ctl: socket.socket, protections: list[str]) -> None:
+    live: set[int] = set()  # children serving a submission now; any other child of ours is a stray
+    reply(ctl, {"ready": True, "protections": protections})
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
@@ -41,9 +44,13 @@ def serve(ctl: socket.socket) -> None:
             return
         request = json.loads(msg)
         if request["op"] == "fork":
-            reply(ctl, {"pid": fork_child(ctl, fds[0], request["config"])})
+            pid = fork_child(ctl, fds[0], request["config"])
+            live.add(pid)
+            reply(ctl, {"pid": pid})
         elif request["op"] == "reap":
-            _, status = os.waitpid(request["pid"], 0)
+            status = end_child(request["pid"], float(request.get("grace", 0)))
+            live.discard(request["pid"])
+            kill_strays(live)
             reply(ctl, exit_status(status))
 
 
@@ -58,11 +65,62 @@ def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
         ctl.close()
         os.closerange(3, fd)
         os.closerange(fd + 1, 1 << 16)
-        child.start(socket.socket(fileno=fd), config)
+        confine.die_with_parent()
+        child.start(socket.socket(fileno=fd), config, confine.isolate(fd))
     except BaseException:
         code = 70
     finally:
         os._exit(code)
+
+
+def end_child(pid: int, grace: float) -> int:
+    """Give the child `grace` seconds to end, kill its whole process group, reap it; its wait status.
+
+    The group is killed while the leader is still unreaped, so its id cannot have been reused.
+    """
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            break
+        time.sleep(0.005)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    return os.waitpid(pid, 0)[1]
+
+
+def kill_strays(live: set[int]) -> None:
+    """Kill what the subreaper inherited: orphans of finished submissions (setsid, double forks)."""
+    for _ in range(100):
+        strays = [pid for pid in _children() if pid not in live]
+        if not strays:
+            return
+        for pid in strays:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == me:
+                found.append(int(entry))
+    return found
 
 
 def reply(ctl: socket.socket, value: dict[str, Any]) -> None:
@@ -72,23 +130,14 @@ def reply(ctl: socket.socket, value: dict[str, Any]) -> None:
         pass
 
 
-def _die_with_parent() -> None:
-    """Linux: if the judge dies, so does the zygote (its children are killed by the judge's cleanup)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
-
-
 def main(argv: list[str]) -> None:
     if argv[0] == "zygote":
-        _die_with_parent()
-        serve(socket.socket(fileno=int(argv[1])))
+        confine.die_with_parent()
+        confine.hide_from_tracing()
+        serve(socket.socket(fileno=int(argv[1])), ["subreaper"] if confine.become_subreaper() else [])
     elif argv[0] == "worker":
         sock = socket.socket(fileno=int(argv[1]))
-        child.start(sock, wire.recv(sock))
+        child.start(sock, wire.recv(sock), confine.isolate(sock.fileno()))
 
 
 if __name__ == "__main__":
