@@ -47,6 +47,9 @@ class ZygoteLauncher:
     """Forks children from a process that imported torch once; starting it early hides that cost."""
 
     def __init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
         self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.errors = tempfile.TemporaryFile()  # why the zygote died, for the one-line message
         self.proc = subprocess.Popen(
@@ -86,6 +89,11 @@ class ZygoteLauncher:
         return f"the zygote exited with status {status}" + (f": {lines[-1]}" if lines else "")
 
     def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+        if self.ready and self.proc.poll() is not None:
+            # Killed (a submission where no namespace or Landlock stopped it, or the OOM killer):
+            # a new zygote costs one `import torch`; the remaining submissions are still graded.
+            self.close()
+            self._start()
         ours, theirs = socket.socketpair()
         try:
             pid = self._request({"op": "fork", "config": config}, [theirs.fileno()])["pid"]

@@ -279,3 +279,15 @@ def test_a_dead_zygote_is_a_launch_error_not_a_hang() -> None:
             launcher.launch({})
     finally:
         launcher.close()
+
+
+def test_a_killed_zygote_is_replaced_for_the_next_submission() -> None:
+    launcher = ZygoteLauncher()
+    try:
+        first = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
+        launcher.proc.kill()
+        launcher.proc.wait()
+        second = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
+    finally:
+        launcher.close()
+    assert first.full_marks and second.full_marks

@@ -15,6 +15,12 @@ def clean(value: object) -> str:
     return _CONTROL.sub("", _ANSI.sub("", str(value)))
 
 
+def one_line(value: object) -> str:
+    """Submission-derived text for a log that CI systems read: one line, and no `::` that could start
+    a GitHub workflow command (a zero-width space breaks it, invisibly)."""
+    return " ".join(clean(value).split()).replace("::", ":\u200b:")
+
+
 def cell_problem(cell: int, status: str, error: dict[str, Any] | None, lang: str) -> str:
     """One line for a cell that did not run cleanly (shared by every renderer)."""
     error = error or {}

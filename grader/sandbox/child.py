@@ -234,12 +234,15 @@ def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> 
     # Full float32 on GPUs, so the device check's tolerance means the same on every card.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    landlock = confine.restrict_filesystem(confine.filesystem_rules(scratch, config["hidden"]))
+    without = config["without"]
+    landlock = None
+    if "landlock" not in without:
+        landlock = confine.restrict_filesystem(confine.filesystem_rules(scratch, config["hidden"]))
     if landlock:
         active.append(landlock)
     elif confine.drop_privileges(scratch):
         active.append("unprivileged-user")
-    if confine.deny_network_and_tracing():
+    if "seccomp" not in without and confine.deny_network_and_tracing():
         active.append("seccomp")
     child = Child(sock, config["submission"])
     wire.send(sock, {"ok": True, "value": {"protections": active}})

@@ -94,8 +94,11 @@ def isolate(sock_fd: int) -> list[str]:
 
 
 def drop_privileges(scratch: str) -> bool:
-    """Run as nobody, owning only the scratch directory (the fallback when Landlock is missing)."""
-    if not _LINUX or os.geteuid() != 0:
+    """Run as nobody, owning only the scratch directory (the fallback when Landlock is missing).
+
+    Only where nobody can still read Python itself (a Python under /root, mode 700, could not be).
+    """
+    if not _LINUX or os.geteuid() != 0 or not all(_world_readable(p) for p in (sys.prefix, sys.base_prefix)):
         return False
     try:
         for root, dirs, files in os.walk(scratch):
@@ -107,6 +110,11 @@ def drop_privileges(scratch: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def _world_readable(path: str) -> bool:
+    here = Path(path).resolve()
+    return all(os.stat(p).st_mode & 0o005 == 0o005 for p in [here, *here.parents])
 
 
 # -- Landlock ------------------------------------------------------------------------------------------

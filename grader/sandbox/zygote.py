@@ -66,7 +66,8 @@ def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
         os.closerange(3, fd)
         os.closerange(fd + 1, 1 << 16)
         confine.die_with_parent()
-        child.start(socket.socket(fileno=fd), config, confine.isolate(fd))
+        isolation = [] if "namespaces" in config["without"] else confine.isolate(fd)
+        child.start(socket.socket(fileno=fd), config, isolation)
     except BaseException:
         code = 70
     finally:
@@ -137,7 +138,9 @@ def main(argv: list[str]) -> None:
         serve(socket.socket(fileno=int(argv[1])), ["subreaper"] if confine.become_subreaper() else [])
     elif argv[0] == "worker":
         sock = socket.socket(fileno=int(argv[1]))
-        child.start(sock, wire.recv(sock), confine.isolate(sock.fileno()))
+        config = wire.recv(sock)
+        isolation = [] if "namespaces" in config["without"] else confine.isolate(sock.fileno())
+        child.start(sock, config, isolation)
 
 
 if __name__ == "__main__":
