@@ -81,6 +81,28 @@ def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: 
     return state
 
 
+def roles_from_state(params: list[dict[str, Any]], state: dict[str, torch.Tensor]) -> Roles | None:
+    """A module's weights read back into the judge's layout; None when unmappable or degenerate.
+
+    Degenerate (an all-constant matrix) is refused because no real initialisation gives one, and
+    zero weights would make any all-zero output look right.
+    """
+    found: dict[str, torch.Tensor] = {}
+    for p in params:
+        name = p["name"]
+        role, value = _role_of(name.lower()), state.get(name)
+        if role not in ("q", "k", "v", "o") or value is None:
+            return None
+        if value.dim() == 1:
+            found[f"{role}_b"] = value
+        else:
+            found[role] = value if name.endswith(".weight") else value.T.contiguous()
+    weights = [found.get(r) for r in ("q", "k", "v")]
+    if any(w is None or w.numel() < 2 or float(w.double().std()) == 0.0 for w in weights):
+        return None
+    return Roles(**found)
+
+
 def _role_of(name: str) -> str | None:
     for role, pattern in _ROLE_PATTERNS.items():
         if pattern.search(name):

@@ -7,19 +7,21 @@ the book-style pair is inspected parameter by parameter to name what went wrong.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from exercises._attention import (
     Roles,
+    book_state,
     close,
     function,
     instances,
     max_diff,
     random_roles,
     reference_output,
-    book_state,
+    roles_from_state,
     sample,
     student_state,
     the_class,
@@ -52,12 +54,18 @@ EXERCISE = Exercise(
         },
         "not_found.class": {"en": "no class {name}.", "zh": "没有类 {name}。"},
         "agree.ok": {
-            "en": "v1 and v2 give the same outputs on {n} fresh inputs.",
-            "zh": "v1 和 v2 在 {n} 组新的随机输入上输出相同。",
+            "en": "After the transfer, v1 gives what v2's weights give on {n} fresh inputs.",
+            "zh": "转移之后，v1 在 {n} 组新的随机输入上的输出与 v2 的权重应得的结果相同。",
         },
         "agree.mismatch": {
-            "en": "v1 and v2 differ on a fresh input of shape {shape} (largest difference {diff:.3g}). {diagnosis}",
-            "zh": "v1 和 v2 在形状为 {shape} 的新输入上输出不同（最大差值 {diff:.3g}）。{diagnosis}",
+            "en": "On a fresh input of shape {shape}, v1 does not give what v2's weights give (largest "
+                  "difference {diff:.3g}). {diagnosis}",
+            "zh": "在形状为 {shape} 的新输入上，v1 的输出与 v2 的权重应得的结果不同（最大差值 {diff:.3g}）。{diagnosis}",
+        },
+        "agree.unmapped": {
+            "en": "The weights of {name} cannot be read back as W_query, W_key and W_value (or are all "
+                  "constant), so the transfer cannot be checked.",
+            "zh": "{name} 的权重无法读取为 W_query、W_key、W_value（或全为常数），因此无法检查转移。",
         },
         "agree.raised": {
             "en": "v1 raised {error} on an input of shape {shape}. {diagnosis}",
@@ -131,14 +139,34 @@ def _plain_tensor(error: dict[str, Any] | None) -> Msg | None:
     return Msg("3.1.diag.plain_tensor", {"param": match.group(1)}) if match else None
 
 
-def transferred_pairs(sb: Sandbox) -> list[tuple[Obj, Obj, int]]:
-    """(v1, v2, d_in) after the transfer: fresh pairs through transfer_weights, else the submission's pair."""
+@dataclass(frozen=True)
+class Pair:
+    """v1 and v2 after the transfer, and the weights v2 holds as the judge knows them."""
+
+    v1: Obj
+    v2: Obj
+    roles: Roles | None  # None: v2's weights could not be read back (unmappable or degenerate)
+
+    @property
+    def d_in(self) -> int:
+        weights = [p["shape"] for p in self.v2.info.get("parameters", []) if len(p["shape"]) == 2]
+        return int(weights[0][1]) if weights else 0
+
+
+def transferred_pairs(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
+    """Fresh pairs through transfer_weights, v2 holding the judge's weights; else the submission's pair."""
     fn = function(sb, "transfer_weights")
     if fn is not None:
         v1_cls, v2_cls = the_class(sb, "SelfAttention_v1"), the_class(sb, "SelfAttention_v2")
         pairs = []
         for d_in, d_out in SHAPES:
             v1, v2 = sb.construct(v1_cls, d_in, d_out), sb.construct(v2_cls, d_in, d_out)
+            roles: Roles | None = random_roles(rng, d_in, d_out)
+            state = student_state(v2.info.get("parameters", []), roles, d_in, d_out)  # type: ignore[arg-type]
+            if state is None:
+                roles = None
+            else:
+                sb.load_state(v2, state)
             try:
                 sb.call(fn, v1, v2, label="transfer_weights(sa_v1, sa_v2)")
             except StudentError as exc:
@@ -146,16 +174,14 @@ def transferred_pairs(sb: Sandbox) -> list[tuple[Obj, Obj, int]]:
                 if problem is None:
                     raise
                 raise Verdict(failed("transfer.raised", {"error": exc.detail}, diagnosis=problem)) from None
-            pairs.append((v1, v2, d_in))
+            pairs.append(Pair(v1, v2, roles))
         return pairs
     v1s, v2s = instances(sb, ["SelfAttention_v1"]), instances(sb, ["SelfAttention_v2"])
     if not v1s or not v2s:
         raise NotFound("not_found.pair")
     v2 = v2s[-1]
-    weights = [p["shape"] for p in v2.info.get("parameters", []) if len(p["shape"]) == 2]
-    if not weights:
-        raise NotFound("not_found.pair")
-    return [(v1s[-1], v2, weights[0][1])]
+    # The pair exists only as the submission's objects: v2's weights are read back from it.
+    return [Pair(v1s[-1], v2, roles_from_state(v2.info.get("parameters", []), sb.state(v2)))]
 
 
 def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
@@ -198,21 +224,24 @@ def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
                                           "zh": "v1 与 v2 在新输入上一致"})
 def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     count = 0
-    for v1, v2, d_in in transferred_pairs(sb):
+    for pair in transferred_pairs(sb, rng):
+        if pair.roles is None:
+            return failed("agree.unmapped", name=pair.v2.name)
         for tokens in TOKENS:
-            x = torch.randn(tokens, d_in, generator=rng)
-            expected = sb.forward(v2, x, label="sa_v2(x)")
+            x = torch.randn(tokens, pair.d_in, generator=rng)
+            expected = reference_output(chapter3.SelfAttention_v2, (pair.d_in, pair.roles.q.shape[0],
+                                        pair.roles.q_b is not None), book_state(pair.roles), x)
             try:
-                got = sb.forward(v1, x, label="sa_v1(x)")
+                got = sb.forward(pair.v1, x, label="sa_v1(x)")
             except StudentError as exc:
                 error = f"{exc.detail.get('type')}: {exc.detail.get('message')}"
                 return failed("agree.raised", {"error": exc.detail}, error=error, shape=list(x.shape),
-                              diagnosis=diagnose(sb, v1, v2) or Msg("3.1.diag.unknown"))
+                              diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
             if not close(got, expected):
-                evidence = {"input_shape": list(x.shape), "v1": sample(got), "v2": sample(expected),
+                evidence = {"input_shape": list(x.shape), "v1": sample(got), "expected": sample(expected),
                             "max_diff": max_diff(got, expected)}
                 return failed("agree.mismatch", evidence, shape=list(x.shape), diff=max_diff(got, expected),
-                              diagnosis=diagnose(sb, v1, v2) or Msg("3.1.diag.unknown"))
+                              diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
             count += 1
     return passed("agree.ok", n=count)
 
@@ -220,8 +249,8 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("parameters", points=3, title={"en": "v1 holds v2's weights, transposed, as nn.Parameters",
                                                "zh": "v1 以 nn.Parameter 持有 v2 权重的转置"})
 def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    for v1, v2, _ in transferred_pairs(sb):
-        problem = diagnose(sb, v1, v2)
+    for pair in transferred_pairs(sb, rng):
+        problem = diagnose(sb, pair.v1, pair.v2)
         if problem is not None:
             return failed("parameters.wrong", diagnosis=problem)
     return passed("parameters.ok")

@@ -90,6 +90,7 @@ def isolate(sock_fd: int) -> list[str]:
             os.kill(os.getpid(), os.WTERMSIG(status))
         os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 70)
     die_with_parent()
+    os.setsid()  # its own group: killpg(0) from the submission cannot reach the waiting parent
     return entered
 
 

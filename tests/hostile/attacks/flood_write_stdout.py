@@ -1,0 +1,10 @@
+# attack: output flood -- 300 MB straight to file descriptor 1, past any Python-level capture
+import os
+
+_chunk = b"x" * (1 << 20) + b"\n"
+for _ in range(300):
+    try:
+        os.write(1, _chunk)
+    except OSError:  # a file-size cap: keep pushing
+        pass
+print("FLOOD-END-@MARK@")

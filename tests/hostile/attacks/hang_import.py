@@ -1,0 +1,3 @@
+# attack: infinite loop at import -- the cell never finishes
+while True:
+    pass
