@@ -34,6 +34,13 @@ def launcher() -> Iterator[ZygoteLauncher]:
 
 
 @pytest.fixture
+def zygote_pid(launcher: ZygoteLauncher) -> int | None:
+    """The session zygote's pid (None with the spawning launcher, whose children are not forks)."""
+    proc = getattr(launcher, "proc", None)
+    return None if proc is None else int(proc.pid)
+
+
+@pytest.fixture
 def grade_file(launcher: ZygoteLauncher, tmp_path: Path) -> Grade:
     """grade_file(path_or_source, exercises="all", suffix=".py", seed=0, timeout=60) -> RunResult."""
 

@@ -6,7 +6,6 @@ the judge kills each sandbox's process group and reaps it.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import nbformat
 import pytest
 
 from conftest import EXERCISES, SOLUTION, Grade, check, statuses
+from processes import alive, assert_zygote_idle, children_of, survivors
 from grader.judge import grade
 from grader.launcher import LaunchError, SpawnLauncher, ZygoteLauncher
 from grader.results import RunResult
@@ -27,31 +27,6 @@ ALL_31 = {"agree": "passed", "parameters": "passed", "classes": "passed"}
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, ppid) of a process, None when it is gone. comm may hold spaces: split after the last ')'."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = text.rsplit(")", 1)[1].split()
-    return fields[0], int(fields[1])
-
-
-def _alive(pid: int) -> bool:
-    stat = _stat(pid)
-    return stat is not None and stat[0] not in ("Z", "X")
-
-
-def children_of(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            stat = _stat(int(entry))
-            if stat is not None and stat[1] == parent:
-                found.append(int(entry))
-    return found
-
-
 def notebook(*cells: str) -> str:
     """A notebook of code cells; a cell starting with 'md:' is a markdown cell."""
     nb = nbformat.v4.new_notebook()
@@ -77,21 +52,10 @@ def no_grader_errors(run: RunResult) -> None:
     assert not errors, errors
 
 
-@pytest.fixture
-def zygote_pid(launcher) -> int | None:  # type: ignore[no-untyped-def]
-    """The session zygote's pid (None with the spawning launcher, whose children are not forks)."""
-    proc = getattr(launcher, "proc", None)
-    return None if proc is None else int(proc.pid)
-
-
 @pytest.fixture(autouse=True)
 def no_children_left(zygote_pid: int | None) -> Iterator[None]:
     yield
-    if zygote_pid is None:
-        return
-    assert _alive(zygote_pid), "the session's zygote died"
-    left = [pid for pid in children_of(zygote_pid) if _alive(pid)]
-    assert not left, f"sandbox children still running after grading: {left}"
+    assert_zygote_idle(zygote_pid)
 
 
 # -- hangs ---------------------------------------------------------------------------------------------
@@ -238,26 +202,9 @@ def test_no_process_survives_grading(grade_file: Grade, zygote_pid: int | None) 
     )
     run = grade_file(src, "3.1")
     assert statuses(run, "3.1") == ALL_31
-    deadline = time.monotonic() + 5
-    while _sleepers() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _sleepers(), "the submission's subprocesses outlived grading"
+    assert not survivors([b"987651", b"987652"]), "the submission's subprocesses outlived grading"
     if zygote_pid is not None:
-        assert not [pid for pid in children_of(zygote_pid) if _alive(pid)]
-
-
-def _sleepers() -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if entry.isdigit() and b"98765" in cmdline and b"sleep" in cmdline:
-            state = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()[0]
-            if state != "Z":
-                found.append(int(entry))
-    return found
+        assert not [pid for pid in children_of(zygote_pid) if alive(pid)]
 
 
 def test_single_use_workers_grade_like_the_zygote(tmp_path: Path) -> None:
