@@ -77,6 +77,9 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     lang = lang or catalogue.default_lang()
     from grader.launcher import LaunchError, default_launcher
 
+    from grader.sandbox.confine import hide_from_tracing
+
+    hide_from_tracing()  # the judge holds the expected values: no child may read its memory
     launcher = default_launcher()  # before the judge's own `import torch`, so both load at once
     try:
         selected = _select(exercise_id, lang)

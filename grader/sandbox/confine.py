@@ -183,6 +183,12 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random",
            "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", *(f"/dev/nvidia{i}" for i in range(16)))
 
 
+# Of /proc, only this process's own entries and machine-wide facts (CPU count, memory) that libraries
+# read: other processes' entries (the judge's memory and environment among them) stay closed.
+PROC = ("/proc/self", "/proc/thread-self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg",
+        "/proc/sys", "/proc/filesystems", "/proc/version")
+
+
 def filesystem_rules(scratch: str, hidden: Iterable[str]) -> list[tuple[str, int]]:
     """Read the system and Python's import path (minus the hidden folders); write only the scratch dir."""
     return ([(root, READ) for root in readable_roots(hidden)] + [(dev, DEVICE) for dev in DEVICES]
@@ -196,7 +202,7 @@ def readable_roots(hidden: Iterable[str]) -> list[str]:
     holding solutions/, a checkout holding exercises/) is granted entry by entry instead.
     """
     hidden_paths = [Path(h).resolve() for h in hidden]
-    roots = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys",
+    roots = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/sys", *PROC,
              sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
              *(p for p in sys.path if p)]
     granted: list[str] = []
