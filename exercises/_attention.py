@@ -8,12 +8,12 @@ child; the values compared are computed here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import torch
 
-from grader.exercise import NotFound
+from grader.exercise import NotFound, Outcome
 from grader.session import Obj, Sandbox
 
 RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
@@ -192,6 +192,23 @@ def function(sb: Sandbox, name: str) -> Obj | None:
     return found[-1] if found else None
 
 
+def found_in(obj: Obj) -> dict[str, Any]:
+    """Evidence of where the submission bound obj (last name, cell), so the page can quote that cell.
+
+    Bindings come from the child, so only a well-formed one is kept; {} when there is none (an
+    object the judge built itself).
+    """
+    last = obj.bindings[-1] if obj.bindings else {}
+    if type(last.get("cell")) is not int or not isinstance(last.get("name"), str):
+        return {}
+    return {"object": {"name": last["name"][:200], "cell": last["cell"]}}
+
+
+def with_object(outcome: Outcome, obj: Obj) -> Outcome:
+    """The outcome with evidence["object"] naming where obj was found (kept if already set)."""
+    return replace(outcome, evidence={**found_in(obj), **outcome.evidence})
+
+
 def instances(sb: Sandbox, class_names: Iterable[str]) -> list[Obj]:
     wanted = set(class_names)
     return [o for o in sb.inventory() if o.kind == "module" and o.cls in wanted]
@@ -223,6 +240,54 @@ def close(a: torch.Tensor, b: torch.Tensor, equal_nan: bool = False) -> bool:
 def sample(t: torch.Tensor, n: int = 6) -> list[float]:
     """A few values for the feedback page."""
     return [round(float(v), 5) for v in t.detach().flatten()[:n]]
+
+
+def comparison(expected: torch.Tensor, got: torch.Tensor, n: int = 8) -> dict[str, Any]:
+    """Evidence for an expected-vs-got table: both shapes and up to n values of one row of each.
+
+    The row is the first one, or, when the tensors differ, the one holding the largest difference
+    (windowed around it): under a causal mask the first token sees only itself, so the first row
+    often agrees while the rest is wrong. `at` is the index of the first value shown.
+    """
+    e, g = expected.detach().double(), got.detach().double()
+    width = e.shape[-1] if e.dim() else 1
+    row = start = 0
+    if e.shape == g.shape and e.numel() and not close(g, e, equal_nan=True):
+        gap = torch.nan_to_num((e - g).abs(), nan=float("inf"))
+        row, column = divmod(int(gap.flatten().argmax()), width)
+        start = max(0, min(column - n // 2, width - n))
+    return {
+        "expected": _row_values(e, row, start, n),
+        "got": _row_values(g, row, start, n),
+        "expected_shape": list(expected.shape),
+        "got_shape": list(got.shape),
+        "at": _unravel(row * width + start, list(e.shape)) if e.numel() else [],
+    }
+
+
+def first_rows(t: torch.Tensor, rows: int = 6, n: int = 8) -> list[list[float]]:
+    """The top-left corner of an output, row by row, for a picture of two outputs side by side."""
+    return [[round(float(v), 5) for v in row[:n]] for row in _as_rows(t.detach())[:rows]]
+
+
+def _row_values(t: torch.Tensor, row: int, start: int, n: int) -> list[float]:
+    rows = _as_rows(t)
+    if not rows.numel():
+        return []
+    return [round(float(v), 5) for v in rows[min(row, rows.shape[0] - 1), start:start + n]]
+
+
+def _as_rows(t: torch.Tensor) -> torch.Tensor:
+    """Any output as a stack of rows along its last dim (a scalar is one row of one)."""
+    return t.reshape(-1, t.shape[-1]) if t.dim() else t.reshape(1, 1)
+
+
+def _unravel(flat: int, shape: list[int]) -> list[int]:
+    index = []
+    for size in reversed(shape):
+        flat, i = divmod(flat, size)
+        index.append(i)
+    return index[::-1]
 
 
 def reference_output(cls: type, args: tuple[Any, ...], state: dict[str, torch.Tensor],

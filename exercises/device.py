@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from exercises._attention import max_diff, sample
+from exercises._attention import comparison, max_diff, sample, with_object
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
 from grader.session import Obj, Sandbox
 from solutions import chapter3
@@ -73,30 +73,33 @@ EXERCISE = Exercise(
 )
 
 
-def built(sb: Sandbox) -> list[tuple[str, Obj, tuple[int, ...]]]:
-    """A fresh instance of each book class the submission defines, with its input shape."""
+def built(sb: Sandbox) -> list[tuple[Obj, Obj, tuple[int, ...]]]:
+    """(the class, a fresh instance, its input shape) for each book class the submission defines."""
     found = []
     for name, (args, shape) in BUILDS.items():
         defined = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
         if defined:
-            found.append((name, sb.construct(defined[-1], *args), shape))
+            found.append((defined[-1], sb.construct(defined[-1], *args), shape))
     return found
 
 
 @EXERCISE.check("registered", points=4, title={"en": "All tensors are parameters or buffers",
                                                "zh": "所有张量都是参数或缓冲区"})
 def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    modules = [(name, obj.info) for name, obj, _ in built(sb)]
-    modules += [(obj.cls, obj.info) for obj in sb.inventory() if obj.kind == "module" and obj.info.get("defined_here")]
+    # (class name, what the submission holds, the instance's description)
+    modules = [(cls.cls, cls, obj.info) for cls, obj, _ in built(sb)]
+    modules += [(obj.cls, obj, obj.info) for obj in sb.inventory()
+                if obj.kind == "module" and obj.info.get("defined_here")]
     if not modules:
         raise NotFound("not_found.modules")
-    for name, info in modules:
+    for name, origin, info in modules:
         plain = info.get("plain_tensors", [])
         if plain:
             attr = plain[0]["name"]
-            return failed("registered.plain", {"plain_tensors": plain}, cls=name, attr=attr,
-                          leaf=attr.rsplit(".", 1)[-1])
-    return passed("registered.ok", classes=", ".join(sorted({n for n, _ in modules})))
+            outcome = failed("registered.plain", {"plain_tensors": plain}, cls=name, attr=attr,
+                             leaf=attr.rsplit(".", 1)[-1])
+            return with_object(outcome, origin)
+    return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})))
 
 
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
@@ -109,11 +112,15 @@ def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     found = built(sb)
     if not found:
         raise NotFound("not_found.modules")
-    for name, module, shape in found:
+    for cls, module, shape in found:
+        name = cls.cls
         x = torch.randn(*shape, generator=rng)
         on_cpu = sb.forward(module, x, label=f"{name}.forward on cpu")
         on_device = sb.forward(module, x, label=f"{name}.to('{device}').forward", device=device)
         if not (on_cpu.shape == on_device.shape and torch.allclose(on_cpu, on_device, rtol=RTOL, atol=ATOL)):
-            return failed("accelerator.mismatch", {"cpu": sample(on_cpu), "device": sample(on_device)},
-                          cls=name, device=device, diff=max_diff(on_cpu, on_device))
-    return passed("accelerator.ok", device=device, classes=", ".join(n for n, _, _ in found), rtol=RTOL, atol=ATOL)
+            evidence = {"cpu": sample(on_cpu), "device": sample(on_device), **comparison(on_cpu, on_device)}
+            outcome = failed("accelerator.mismatch", evidence, cls=name, device=device,
+                             diff=max_diff(on_cpu, on_device))
+            return with_object(outcome, cls)
+    return passed("accelerator.ok", device=device, classes=", ".join(c.cls for c, _, _ in found),
+                  rtol=RTOL, atol=ATOL)

@@ -16,15 +16,18 @@ from exercises._attention import (
     Roles,
     book_state,
     close,
+    comparison,
+    first_rows,
+    found_in,
     function,
     instances,
     max_diff,
     random_roles,
     reference_output,
     roles_from_state,
-    sample,
     student_state,
     the_class,
+    with_object,
 )
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
@@ -146,6 +149,7 @@ class Pair:
     v1: Obj
     v2: Obj
     roles: Roles | None  # None: v2's weights could not be read back (unmappable or degenerate)
+    origin: Obj  # what the submission holds: transfer_weights, or its own v1 (the page quotes its cell)
 
     @property
     def d_in(self) -> int:
@@ -173,15 +177,16 @@ def transferred_pairs(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
                 problem = _plain_tensor(exc.detail)
                 if problem is None:
                     raise
-                raise Verdict(failed("transfer.raised", {"error": exc.detail}, diagnosis=problem)) from None
-            pairs.append(Pair(v1, v2, roles))
+                evidence = {"error": exc.detail, **found_in(fn)}
+                raise Verdict(failed("transfer.raised", evidence, diagnosis=problem)) from None
+            pairs.append(Pair(v1, v2, roles, fn))
         return pairs
     v1s, v2s = instances(sb, ["SelfAttention_v1"]), instances(sb, ["SelfAttention_v2"])
     if not v1s or not v2s:
         raise NotFound("not_found.pair")
     v2 = v2s[-1]
     # The pair exists only as the submission's objects: v2's weights are read back from it.
-    return [Pair(v1s[-1], v2, roles_from_state(v2.info.get("parameters", []), sb.state(v2)))]
+    return [Pair(v1s[-1], v2, roles_from_state(v2.info.get("parameters", []), sb.state(v2)), v1s[-1])]
 
 
 def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
@@ -224,9 +229,10 @@ def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
                                           "zh": "v1 与 v2 在新输入上一致"})
 def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     count = 0
+    evidence: dict[str, Any] = {}
     for pair in transferred_pairs(sb, rng):
         if pair.roles is None:
-            return failed("agree.unmapped", name=pair.v2.name)
+            return with_object(failed("agree.unmapped", name=pair.v2.name), pair.origin)
         for tokens in TOKENS:
             x = torch.randn(tokens, pair.d_in, generator=rng)
             expected = reference_output(chapter3.SelfAttention_v2, (pair.d_in, pair.roles.q.shape[0],
@@ -235,15 +241,19 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                 got = sb.forward(pair.v1, x, label="sa_v1(x)")
             except StudentError as exc:
                 error = f"{exc.detail.get('type')}: {exc.detail.get('message')}"
-                return failed("agree.raised", {"error": exc.detail}, error=error, shape=list(x.shape),
-                              diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                outcome = failed("agree.raised", {"error": exc.detail}, error=error, shape=list(x.shape),
+                                 diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                return with_object(outcome, pair.origin)
+            shown = comparison(expected, got)
+            evidence = {**shown, "input_shape": list(x.shape), "v1": shown["got"],
+                        "v1_rows": first_rows(got), "expected_rows": first_rows(expected)}
             if not close(got, expected):
-                evidence = {"input_shape": list(x.shape), "v1": sample(got), "expected": sample(expected),
-                            "max_diff": max_diff(got, expected)}
-                return failed("agree.mismatch", evidence, shape=list(x.shape), diff=max_diff(got, expected),
-                              diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                outcome = failed("agree.mismatch", {**evidence, "max_diff": max_diff(got, expected)},
+                                 shape=list(x.shape), diff=max_diff(got, expected),
+                                 diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                return with_object(outcome, pair.origin)
             count += 1
-    return passed("agree.ok", n=count)
+    return passed("agree.ok", evidence, n=count)  # evidence of the last input, for the page's picture
 
 
 @EXERCISE.check("parameters", points=3, title={"en": "v1 holds v2's weights, transposed, as nn.Parameters",
@@ -252,7 +262,7 @@ def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     for pair in transferred_pairs(sb, rng):
         problem = diagnose(sb, pair.v1, pair.v2)
         if problem is not None:
-            return failed("parameters.wrong", diagnosis=problem)
+            return with_object(failed("parameters.wrong", diagnosis=problem), pair.origin)
     return passed("parameters.ok")
 
 
@@ -268,13 +278,15 @@ def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         x = torch.randn(6, d_in, generator=rng)
         expected = reference_output(chapter3.SelfAttention_v2, (d_in, d_out), book_state(roles), x)
         for name in names:
-            module = sb.construct(the_class(sb, name), d_in, d_out)
+            cls = the_class(sb, name)
+            module = sb.construct(cls, d_in, d_out)
             state = student_state(module.info.get("parameters", []), roles, d_in, d_out)
             if state is None:
-                return failed("classes.unmapped", cls=name)
+                return with_object(failed("classes.unmapped", cls=name), cls)
             sb.load_state(module, state)
             got = sb.forward(module, x)
             if not close(got, expected):
-                return failed("classes.mismatch", {"expected": sample(expected), "got": sample(got)},
-                              cls=name, d_in=d_in, d_out=d_out, diff=max_diff(got, expected))
+                outcome = failed("classes.mismatch", comparison(expected, got),
+                                 cls=name, d_in=d_in, d_out=d_out, diff=max_diff(got, expected))
+                return with_object(outcome, cls)
     return passed("classes.ok", shapes=", ".join(f"{a}→{b}" for a, b in SHAPES))

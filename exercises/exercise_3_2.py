@@ -6,21 +6,21 @@ counted and, where their weights can be mapped, the answer is compared with two 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import torch
 
-from typing import Any
-
 from exercises._attention import (
     close,
+    comparison,
     function,
+    heads_state,
     instances,
+    map_heads,
     max_diff,
     reference_output,
-    sample,
     the_class,
-    heads_state,
-    map_heads,
+    with_object,
 )
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.judge import probe_failure_outcome
@@ -109,7 +109,7 @@ def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     if builder is not None:
         for d_in, ctx in FRESH:
             wrapper = sb.call_module(builder, d_in, ctx, label=f"build_two_dim_wrapper({d_in}, {ctx})")
-            outcome = judge_wrapper(sb, wrapper, d_in, ctx, rng)
+            outcome = with_object(judge_wrapper(sb, wrapper, d_in, ctx, rng), builder)
             if outcome.status != "passed":
                 return outcome
         return outcome
@@ -121,9 +121,10 @@ def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         if found is None:
             continue
         try:
-            outcomes.append(judge_wrapper(sb, wrapper, *found, rng))
+            outcome = judge_wrapper(sb, wrapper, *found, rng)
         except ProbeFailure as exc:
-            outcomes.append(probe_failure_outcome(exc))
+            outcome = probe_failure_outcome(exc)
+        outcomes.append(with_object(outcome, wrapper))
         if outcomes[-1].status == "passed":
             return outcomes[-1]
     if not outcomes:
@@ -148,7 +149,7 @@ def judge_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Gen
         expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, 1, ctx, 0.0, 2),
                                     heads_state(mapped[0]), x)
         if not close(out, expected):
-            return failed("answer.mismatch", {"expected": sample(expected), "got": sample(out)},
+            return failed("answer.mismatch", comparison(expected, out),
                           name=wrapper.name, diff=max_diff(out, expected))
     return passed("answer.ok", name=wrapper.name, shape=shape)
 
@@ -161,14 +162,15 @@ def concat(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         wrapper = sb.construct(cls, d_in, d_out, ctx, 0.0, num_heads)
         mapped = map_heads(wrapper.info.get("parameters", []), rng, d_in, d_out)
         if mapped is None or len(mapped[0]) != num_heads:
-            return failed("concat.unmapped")
+            return with_object(failed("concat.unmapped"), cls)
         sb.load_state(wrapper, mapped[1])
         x = torch.randn(2, ctx, d_in, generator=rng)
         expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, d_out, ctx, 0.0, num_heads),
                                     heads_state(mapped[0]), x)
         got = sb.forward(wrapper, x)
         if not close(got, expected):
-            return failed("concat.mismatch", {"expected": sample(expected), "got": sample(got)},
-                          d_in=d_in, d_out=d_out, heads=num_heads, got=list(got.shape),
-                          expected=list(expected.shape), diff=max_diff(got, expected))
+            outcome = failed("concat.mismatch", comparison(expected, got),
+                             d_in=d_in, d_out=d_out, heads=num_heads, got=list(got.shape),
+                             expected=list(expected.shape), diff=max_diff(got, expected))
+            return with_object(outcome, cls)
     return passed("concat.ok")

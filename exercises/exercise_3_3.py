@@ -5,6 +5,8 @@ go in, a 1024-token input goes through, and the output must match a 12-head refe
 """
 from __future__ import annotations
 
+import math
+from functools import cache
 from typing import Any
 
 import torch
@@ -12,14 +14,15 @@ import torch
 from exercises._attention import (
     book_state,
     close,
+    comparison,
     function,
     instances,
     max_diff,
     random_roles,
     reference_output,
-    sample,
     student_state,
     trainable_count,
+    with_object,
 )
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.session import Obj, Sandbox
@@ -116,16 +119,18 @@ EXERCISE = Exercise(
 )
 
 
-def the_answer(sb: Sandbox) -> Obj:
-    """The builder's module, else the submission's 768-wide MultiHeadAttention (the newest)."""
+def the_answer(sb: Sandbox) -> tuple[Obj, Obj]:
+    """(the module, what the submission holds): the builder and its module, else the submission's
+    768-wide MultiHeadAttention (the newest), twice."""
     builder = function(sb, "build_gpt2_small_attention")
     if builder is not None:
-        return sb.call_module(builder, label="build_gpt2_small_attention()")
+        return sb.call_module(builder, label="build_gpt2_small_attention()"), builder
     found = [m for m in instances(sb, ["MultiHeadAttention"]) if _is_768(m.info)]
     if not found:
         raise NotFound("not_found.answer")
     exact = [m for m in found if trainable_count(m.info) == EXPECTED_COUNT]
-    return (exact or found)[-1]
+    answer = (exact or found)[-1]
+    return answer, answer
 
 
 def _is_768(info: dict[str, Any]) -> bool:
@@ -135,18 +140,39 @@ def _is_768(info: dict[str, Any]) -> bool:
 @EXERCISE.check("parameters", points=2, title={"en": "2,360,064 trainable parameters",
                                                "zh": "2,360,064 个可训练参数"})
 def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    module = the_answer(sb)
+    module, origin = the_answer(sb)
     count = trainable_count(module.info)
+    breakdown = {"parameters": trainable(module.info.get("parameters", [])),
+                 "reference_parameters": reference_parameters()}
     if count == EXPECTED_COUNT:
-        return passed("count.ok", {"count": count}, name=module.name)
-    return failed(KNOWN_COUNTS.get(count, "count.other"), {"count": count, "expected": EXPECTED_COUNT},
-                  name=module.name, count=count)
+        return with_object(passed("count.ok", {"count": count, **breakdown}, name=module.name), origin)
+    outcome = failed(KNOWN_COUNTS.get(count, "count.other"),
+                     {"count": count, "expected": EXPECTED_COUNT, **breakdown}, name=module.name, count=count)
+    return with_object(outcome, origin)
+
+
+def trainable(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Name, shape and size of each trainable parameter, for the page's per-layer breakdown."""
+    return [{"name": p["name"], "shape": list(p["shape"]), "count": math.prod(p["shape"])}
+            for p in params if p.get("requires_grad")]
+
+
+@cache
+def reference_parameters() -> list[dict[str, Any]]:
+    """The same breakdown for the reference answer, built here in the judge from solutions/."""
+    module = chapter3.MultiHeadAttention(D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS)
+    return [{"name": n, "shape": list(p.shape), "count": p.numel()}
+            for n, p in module.named_parameters() if p.requires_grad]
 
 
 @EXERCISE.check("heads", points=2, title={"en": "12 heads of 64, 768 in and out",
                                           "zh": "12 个 64 维的头，输入输出 768 维"})
 def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    module = the_answer(sb)
+    module, origin = the_answer(sb)
+    return with_object(_heads(sb, module, rng), origin)
+
+
+def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
     params = module.info.get("parameters", [])
     for bias in (False, True):  # qkv_bias=True costs points under "parameters", not here
         roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
@@ -170,15 +196,19 @@ def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         other = reference_output(chapter3.MultiHeadAttention, (D_MODEL, D_MODEL, CONTEXT, 0.0, h, bias),
                                  reference, x)
         if close(got, other):
-            return failed("heads.wrong_heads", name=module.name, heads=h, head_dim=D_MODEL // h)
-    return failed("heads.mismatch", {"expected": sample(expected), "got": sample(got)},
-                  name=module.name, diff=max_diff(got, expected))
+            return failed("heads.wrong_heads", comparison(expected, got), name=module.name, heads=h,
+                          head_dim=D_MODEL // h)
+    return failed("heads.mismatch", comparison(expected, got), name=module.name, diff=max_diff(got, expected))
 
 
 @EXERCISE.check("context", points=2, title={"en": "A 1024-token context that works",
                                             "zh": "可用的 1024 Token 上下文"})
 def context(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    module = the_answer(sb)
+    module, origin = the_answer(sb)
+    return with_object(_context(sb, module, rng), origin)
+
+
+def _context(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
     for buffer in module.info.get("buffers", []) + module.info.get("parameters", []):
         shape = buffer["shape"]
         if "mask" in buffer["name"].lower() and len(shape) >= 2 and shape[-1] != CONTEXT:

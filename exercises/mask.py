@@ -17,6 +17,7 @@ from exercises._attention import (
     Roles,
     book_state,
     close,
+    comparison,
     heads_state,
     map_heads,
     max_diff,
@@ -24,6 +25,7 @@ from exercises._attention import (
     reference_output,
     sample,
     student_state,
+    with_object,
 )
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
@@ -330,21 +332,28 @@ def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
 Judge = Callable[[Target, Obj, Obj], "Outcome | None"]
 
 
-def each_class(sb: Sandbox, ok_key: str, judge: Judge, **ok_args: Any) -> Outcome:
-    """Judge a fresh instance of every causal class; the first failure is the check's verdict."""
+def each_class(sb: Sandbox, ok_key: str, judge: Judge, evidence: dict[str, Any] | None = None,
+               **ok_args: Any) -> Outcome:
+    """Judge a fresh instance of every causal class; the first failure is the check's verdict.
+
+    A judge may fill `evidence` as it goes, so a pass shows what was measured on the last class.
+    """
     found = targets(sb)
     for target, cls in found:
         problem = judge(target, cls, sb.construct(cls, *target.args))
         if problem is not None:
-            return problem
-    return passed(ok_key, classes=_classes(found), **ok_args)
+            return with_object(problem, cls)
+    return with_object(passed(ok_key, evidence, classes=_classes(found), **ok_args), found[-1][1])
 
 
 @EXERCISE.check("causal", points=3, title={"en": "No output depends on a later token",
                                            "zh": "输出不依赖之后的 Token"})
 def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    measured: dict[str, Any] = {}
+
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         matrix, _ = visibility(sb, target, module, rng)
+        measured.update({"matrix": matrix, "class": target.name})
         leaks = [(i, j) for i in range(CONTEXT) for j in range(i + 1, CONTEXT) if matrix[i][j]]
         if not leaks:
             return None
@@ -352,21 +361,24 @@ def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         return failed_with_diagnosis(sb, target, cls, rng, "causal.leak", {"matrix": matrix}, i=i, j=j,
                                      count=len(leaks), total=CONTEXT * (CONTEXT - 1) // 2)
 
-    return each_class(sb, "causal.ok", judge)
+    return each_class(sb, "causal.ok", judge, measured)
 
 
 @EXERCISE.check("first_token", points=2, title={"en": "The first token sees only itself",
                                                 "zh": "第一个 Token 只看到自己"})
 def first_token(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    measured: dict[str, Any] = {}
+
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         matrix, base = visibility(sb, target, module, rng)
+        measured.update({"matrix": matrix, "class": target.name})
         if not torch.isfinite(base[0]).all():
             return failed_with_diagnosis(sb, target, cls, rng, "first.nan", {"matrix": matrix})
         if any(matrix[0][1:]):
             return failed_with_diagnosis(sb, target, cls, rng, "first.leak", {"matrix": matrix})
         return None
 
-    return each_class(sb, "first.ok", judge)
+    return each_class(sb, "first.ok", judge, measured)
 
 
 @EXERCISE.check("short", points=2, title={"en": "Sequences shorter than the context work",
@@ -434,7 +446,7 @@ def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             got = sb.forward(module, x)
             if not close(got, expected):
                 return failed_with_diagnosis(sb, target, cls, rng, "reference.mismatch",
-                                             {"expected": sample(expected), "got": sample(got)},
+                                             comparison(expected, got),
                                              tokens=tokens, diff=max_diff(got, expected))
         return None
 

@@ -71,8 +71,9 @@ def list_command(lang: str | None) -> None:
               help="Reproduce a run's hidden inputs (the seed is printed and in the JSON).")
 @click.option("--lang", type=click.Choice(catalogue.LANGS), default=None,
               help="Language of the feedback [default: from the locale].")
+@click.option("--open", "open_page", is_flag=True, help="Open the feedback page in the default browser.")
 def exercise_command(exercise_id: str, submission: Path, json_path: str | None, html_path: Path | None,
-                     timeout: float, seed: int | None, lang: str | None) -> None:
+                     timeout: float, seed: int | None, lang: str | None, open_page: bool) -> None:
     """Grade SUBMISSION (.py or .ipynb) on EXERCISE (an id, ids joined by commas, or `all`)."""
     lang = lang or catalogue.default_lang()
     from grader.launcher import LaunchError, default_launcher
@@ -88,7 +89,9 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
         _fail(catalogue.text("cli.sandbox_failed", lang, error=str(exc)))
     finally:
         launcher.close()
-    _write_outputs(run, submission, json_path, html_path, lang)
+    page = _write_outputs(run, submission, json_path, html_path, lang)
+    if open_page:
+        _open(page, lang)
     if run.grader_fault:
         sys.exit(EXIT_CANNOT_GRADE)
     sys.exit(EXIT_FULL if run.full_marks else EXIT_PARTIAL)
@@ -107,7 +110,7 @@ def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | Non
 
 
 def _write_outputs(run: Any, submission: Path, json_path: str | None, html_path: Path | None,
-                   lang: str) -> None:
+                   lang: str) -> Path:
     from grader.render import html, terminal
     from grader.results import to_json
 
@@ -123,6 +126,29 @@ def _write_outputs(run: Any, submission: Path, json_path: str | None, html_path:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
     out = sys.stderr if json_path == "-" else sys.stdout
     click.echo(terminal.render(run, page, color=_use_color(out)), file=out)
+    return page
+
+
+def _open(page: Path, lang: str) -> None:
+    """Show the page in the default browser, after the summary: some browser commands return only
+    when the browser closes. A browser that cannot start is one line on stderr and changes nothing
+    else. Whatever the browser prints goes to stderr, so `--json - --open` keeps stdout pure JSON."""
+    import webbrowser
+
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+        try:
+            opened = webbrowser.open(page.resolve().as_uri())
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        message = "" if opened else catalogue.text("cli.no_browser", lang)
+    except Exception as exc:  # webbrowser.Error, OSError, or whatever the platform's opener raises
+        message = catalogue.text("cli.open_failed", lang, error=f"{type(exc).__name__}: {exc}")
+    if message:
+        click.echo(f"grade: {message}", err=True)
 
 
 def _select(spec: str, lang: str) -> list[Any]:

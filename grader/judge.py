@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import torch
 
 from grader import __version__, catalogue
+from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
 from grader.loading import load
@@ -67,11 +68,15 @@ def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) ->
     for check in exercise.checks:
         rng = torch.Generator().manual_seed(_check_seed(seed, exercise.id, check.id))
         checks.append(_run_check(exercise, check, sandbox, rng, lang))
+    titles = catalogue.every_lang(lambda each: catalogue.pick(exercise.title, each))
+    statements = catalogue.every_lang(lambda each: catalogue.pick(exercise.statement, each))
     return ExerciseResult(
         id=exercise.id,
-        title=catalogue.pick(exercise.title, lang),
-        statement=catalogue.pick(exercise.statement, lang),
+        title=catalogue.pick(titles, lang),
+        statement=catalogue.pick(statements, lang),
         checks=tuple(checks),
+        titles=titles,
+        statements=statements,
     )
 
 
@@ -87,26 +92,28 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
     except Verdict as exc:
         outcome = exc.outcome
     except NotFound as exc:
-        outcome = Outcome("failed", "check.not_found", {"what": _what(exercise, exc, lang)})
+        what = Msg(exercise.message_key(exc.what), exc.args_)
+        outcome = Outcome("failed", "check.not_found", {"what": what})
     except ProbeFailure as exc:
         outcome = probe_failure_outcome(exc)
     except Exception as exc:  # a bug in the grader: reported as ours, never as the student's
         outcome = Outcome("error", "check.grader_error", {"error": f"{type(exc).__name__}: {exc}"})
     points = check.points
+    key = exercise.message_key(outcome.key)
+    messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
+    titles = catalogue.every_lang(lambda each: catalogue.pick(check.title, each))
     return CheckResult(
         id=check.id,
-        title=catalogue.pick(check.title, lang),
+        title=catalogue.pick(titles, lang),
         status=outcome.status,
         score=points if outcome.status == "passed" else 0.0,
         max_score=0.0 if outcome.status == "skipped" else points,
-        message=catalogue.text(exercise.message_key(outcome.key), lang, **outcome.args),
-        message_key=exercise.message_key(outcome.key),
+        message=catalogue.pick(messages, lang),
+        message_key=key,
         evidence=outcome.evidence,
+        messages=messages,
+        titles=titles,
     )
-
-
-def _what(exercise: Exercise, exc: NotFound, lang: str) -> str:
-    return catalogue.text(exercise.message_key(exc.what), lang, **exc.args_)
 
 
 def probe_failure_outcome(exc: ProbeFailure) -> Outcome:

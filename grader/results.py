@@ -22,6 +22,9 @@ class CheckResult:
     message: str
     message_key: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    # Every language of catalogue.LANGS, so a page can switch language without the catalogue.
+    messages: dict[str, str] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class ExerciseResult:
     title: str
     statement: str
     checks: tuple[CheckResult, ...]
+    titles: dict[str, str] = field(default_factory=dict)  # every language, as CheckResult.messages
+    statements: dict[str, str] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -42,12 +47,18 @@ class ExerciseResult:
 
 @dataclass(frozen=True)
 class CellRecord:
-    """What happened to one code cell (a .py file is one cell) when the sandbox ran it."""
+    """What happened to one code cell (a .py file is one cell) when the sandbox ran it.
+
+    The cell's source (as run: magics neutralised, line numbers kept) travels with it so that a
+    renderer can quote the student's code without reading the submission file.
+    """
 
     cell: int
     status: CellStatus
     error: dict[str, Any] | None = None
     skipped_magics: tuple[str, ...] = ()
+    source: str = ""
+    first_line: int = 1  # where the cell starts in its file (1 in a notebook); error lines number the same way
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,9 @@ def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
     return {
         "id": exercise.id,
         "title": exercise.title,
+        "statement": exercise.statement,
+        "titles": exercise.titles,
+        "statements": exercise.statements,
         "score": exercise.score,
         "max_score": exercise.max_score,
         "checks": [asdict(c) for c in exercise.checks],

@@ -22,7 +22,7 @@ import torch
 from grader import wire
 from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
-from grader.results import CellRecord
+from grader.results import CellRecord, CellStatus
 from grader.sandbox.limits import Limits
 
 OUTPUT_FILE = ".grader-output.log"
@@ -178,19 +178,18 @@ class Sandbox:
             "first_line": cell.first_line,
             "writefile": list(cell.writefile) if cell.writefile else None,
         }
-        magics = cell.skipped_magics
-        record = CellRecord(cell.number, "ok", None, magics)
+        record = _record(cell, "ok")
         try:
             self._exchange({"op": "run_cell", "args": args}, f"cell {cell.number}", self.cell_timeout)
         except StudentError as exc:
-            record = CellRecord(cell.number, "error", exc.detail, magics)
+            record = _record(cell, "error", exc.detail)
         except ProbeTimeout as exc:
-            record = CellRecord(cell.number, "timeout", {"seconds": exc.detail}, magics)
+            record = _record(cell, "timeout", {"seconds": exc.detail})
         except BudgetExhausted as exc:
-            self.records[cell.number] = CellRecord(cell.number, "timeout", {"seconds": exc.detail}, magics)
+            self.records[cell.number] = _record(cell, "timeout", {"seconds": exc.detail})
             raise
         except (ChildCrashed, ProtocolViolation) as exc:
-            record = CellRecord(cell.number, "crashed", {"how": exc.detail}, magics)
+            record = _record(cell, "crashed", {"how": exc.detail})
         if previous is None or record.status in ("timeout", "crashed"):
             self.records[cell.number] = record
         return self._child is not None
@@ -331,6 +330,10 @@ class Sandbox:
     def devices(self) -> dict[str, bool]:
         value = self._probe("devices", "listing accelerators")
         return {k: bool(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:
+    return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line)
 
 
 def hidden_paths() -> list[str]:

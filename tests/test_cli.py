@@ -2,9 +2,9 @@
 
 Contract: `grade EXERCISE SUBMISSION` (EXERCISE: 3.1 3.2 3.3 mask device all, or ids joined by
 commas), `grade list`, `--version`, `--help` everywhere, `--json PATH|-`, `--html PATH` (default
-feedback/<stem>.html under the cwd), `--timeout`, `--seed`, `--lang en|zh`. Exit 0 full marks,
-1 graded but not full, 2 could not grade with one "grade:" line on stderr (click's usage error for
-bad options), never a traceback.
+feedback/<stem>.html under the cwd), `--timeout`, `--seed`, `--lang en|zh`, `--open` (the page in
+$BROWSER). Exit 0 full marks, 1 graded but not full, 2 could not grade with one "grade:" line on
+stderr (click's usage error for bad options), never a traceback.
 
 Each grading run costs a couple of seconds (an interpreter and torch), so assertions are grouped
 per run.
@@ -54,17 +54,18 @@ class Result:
     elapsed: float
 
 
-def _env() -> dict[str, str]:
+def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG") and not k.startswith("PYTEST")}
-    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8")
+           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG", "BROWSER") and not k.startswith("PYTEST")}
+    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8", **extra)
     return env
 
 
-def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeout: float = 180) -> Result:
+def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeout: float = 180,
+          env: dict[str, str] | None = None) -> Result:
     started = time.monotonic()
-    proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=_env(), capture_output=True,
-                          text=True, encoding="utf-8", errors="replace", timeout=timeout)
+    proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=_env(**(env or {})),
+                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
 
 
@@ -122,8 +123,8 @@ def checks_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     (["--help"], ["Usage:", "EXERCISE SUBMISSION", "list"]),
     (["-h"], ["Usage:", "EXERCISE SUBMISSION"]),
     (["list", "--help"], ["Usage:", "list", "--lang"]),
-    (["exercise", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang"]),
-    (["3.1", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang"]),
+    (["exercise", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang", "--open"]),
+    (["3.1", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang", "--open"]),
 ])
 def test_help_everywhere(tmp_path: Path, args: list[str], expected: list[str]) -> None:
     result = grade(*args, cwd=tmp_path)
@@ -261,6 +262,49 @@ def test_timeout_option_bounds_the_run(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["score"] == 0
     assert all(c["status"] == "failed" for c in checks_of(data))
+
+
+# -- --open -------------------------------------------------------------------------------------------------
+FAKE_BROWSER = """#!/bin/sh
+printf '%s' "$1" > "$(dirname "$0")/opened.txt"
+echo "a browser chatting on its stdout"
+exit {code}
+"""
+
+
+def _fake_browser(tmp: Path, code: int) -> Path:
+    """A stand-in for the default browser: webbrowser runs $BROWSER with the page's URL."""
+    script = tmp / "bin" / "browser"
+    script.parent.mkdir()
+    script.write_text(FAKE_BROWSER.format(code=code), encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def test_open_shows_the_page_in_the_browser(tmp_path: Path) -> None:
+    browser = _fake_browser(tmp_path, 0)
+    shutil.copy(SOLUTION, tmp_path / "ok.py")
+    result = grade("3.2", "ok.py", "--html", "pages/my page.html", "--open", "--json", "-", cwd=tmp_path,
+                   env={"BROWSER": str(browser)})
+    assert result.code == 0, result.stdout + result.stderr
+    no_traceback(result)
+    page = tmp_path / "pages" / "my page.html"
+    assert page.is_file()
+    assert (browser.parent / "opened.txt").read_text(encoding="utf-8") == page.resolve().as_uri()
+    assert json.loads(result.stdout)["score"] > 0  # the browser's chatter stayed off the JSON on stdout
+    assert "a browser chatting" in result.stderr
+
+
+def test_open_failing_is_one_line_and_keeps_the_exit_code(tmp_path: Path) -> None:
+    browser = _fake_browser(tmp_path, 1)
+    shutil.copy(SOLUTION, tmp_path / "ok.py")
+    result = grade("3.2", "ok.py", "--open", cwd=tmp_path, env={"BROWSER": str(browser)})
+    assert result.code == 0, result.stdout + result.stderr
+    no_traceback(result)
+    assert (browser.parent / "opened.txt").is_file()  # it was tried ...
+    assert [line for line in result.stderr.splitlines() if line.startswith("grade:")] == [
+        "grade: could not open the feedback page: no browser found, or the browser failed to start"]
+    assert result.stdout.splitlines()[-1].endswith("ok.html")  # ... and the summary is whole
 
 
 # -- could not grade --------------------------------------------------------------------------------------

@@ -1,19 +1,26 @@
-"""The self-contained feedback page (inline CSS, no network), from a Jinja2 template with autoescape on."""
+"""The self-contained feedback page: one file, inline CSS and SVG, no script, no network.
+
+Every sentence is on the page in every catalogue language, each in an element with its `lang`, and
+two radio inputs with CSS pick the one shown, so the switch works with JavaScript off. Jinja2
+autoescapes, and every value printed also passes through `clean` (the environment's finalize), so
+nothing the submission printed or raised reaches the page as markup or terminal control.
+"""
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from grader import catalogue
+from grader.render import figures, source
 from grader.render.text import cell_problem, clean
 from grader.results import RunResult
 
-_ENV = Environment(
-    loader=PackageLoader("grader.render", "templates"),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_ENV.filters["clean"] = clean
+ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
+GLYPHS = {"seen": "●", "blind": "○", "masked": "", "leak": "✕"}
+KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
 
 def render(run: RunResult) -> str:
@@ -22,5 +29,66 @@ def render(run: RunResult) -> str:
     def t(key: str, **args: object) -> str:
         return catalogue.text(key, lang, **args)
 
-    problems = [cell_problem(r.cell, r.status, r.error, lang) for r in run.cells if r.status != "ok"]
-    return _ENV.get_template("feedback.html.j2").render(run=run, t=t, cell_problems=problems)
+    def quote(evidence: dict[str, Any]) -> source.Excerpt | None:
+        return source.for_check(run.cells, evidence)
+
+    problems = [
+        (record, catalogue.every_lang(lambda each: cell_problem(record.cell, record.status, record.error, each)),
+         source.for_cell(record))
+        for record in run.cells if record.status != "ok"
+    ]
+    return _ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, cell_problems=problems)
+
+
+def number(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "NaN" if math.isnan(value) else f"{value:.6g}"
+
+
+def gap(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "∞" if math.isinf(value) else f"{value:.3g}"
+
+
+def shape(value: list[int] | None) -> str:
+    return "—" if value is None else "(" + ", ".join(map(str, value)) + ")"
+
+
+def count(value: int) -> str:
+    return f"{value:,}"
+
+
+def signed(value: int) -> str:
+    return f"{value:+,}"
+
+
+def staircase(size: int) -> str:
+    """The border between what row i may see (j <= i) and the future, as an SVG path."""
+    c = figures.CELL
+    steps = "".join(f" V{(i + 2) * c} H{(i + 3) * c}" for i in range(size - 1))
+    return f"M{2 * c},{c}{steps} V{(size + 1) * c}"
+
+
+def _finalize(value: Any) -> Any:
+    """Markup is the page's own (a macro's output); any other text may come from the submission."""
+    return clean(value) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+
+_ENV = Environment(
+    loader=PackageLoader("grader.render", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    finalize=_finalize,
+)
+_ENV.globals.update(
+    langs=catalogue.LANGS, icons=ICONS, glyphs=GLYPHS, kind_marks=KIND_MARKS,
+    cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
+    t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
+    both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
+    visibility=figures.visibility, comparison=figures.comparison, side_by_side=figures.side_by_side,
+    breakdown=figures.breakdown, frames_of=source.frames_of, book_reference=source.book_reference,
+    number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
+)

@@ -1,6 +1,11 @@
-"""The terminal summary: one line per check, the total, and the feedback page's path last."""
+"""The terminal summary: a compact table, one row per check, the total, and the feedback page's path last.
+
+Widths are measured in terminal columns, not characters, so a Chinese table lines up too; colour is
+added after padding, so escape sequences never count towards a column.
+"""
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import click
@@ -9,25 +14,72 @@ from grader import catalogue
 from grader.render.text import cell_problem, one_line
 from grader.results import RunResult
 
-_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "yellow"), "skipped": ("-", "blue")}
+_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "yellow"), "skipped": ("–", "blue")}
+_INDENT = "  "
+_GAP = "  "
+
+
+def width(text: str) -> int:
+    """Columns `text` takes in a terminal: wide (CJK) characters take two, combining and format
+    characters (such as the zero-width space one_line inserts) take none."""
+    columns = 0
+    for ch in text:
+        if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        columns += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return columns
+
+
+def _ljust(text: str, columns: int) -> str:
+    return text + " " * max(0, columns - width(text))
+
+
+def _rjust(text: str, columns: int) -> str:
+    return " " * max(0, columns - width(text)) + text
+
+
+def _points(score: float, max_score: float) -> str:
+    return f"{score:g}/{max_score:g}"
 
 
 def render(run: RunResult, page: Path | None, color: bool) -> str:
     lang = run.lang
+
+    def style(text: str, **how: object) -> str:
+        return click.style(text, **how) if color else text  # type: ignore[arg-type]
+
+    used = {c.status for e in run.exercises for c in e.checks}
+    statuses = {s: f"{mark} {catalogue.text('status.' + s, lang)}" for s, (mark, _) in _MARKS.items() if s in used}
+    # titles start in one column: after the widest status word, or the widest exercise id
+    lead = max([width(_INDENT + s + _GAP) for s in statuses.values()]
+               + [width(one_line(e.id) + _GAP) for e in run.exercises], default=0)
+    total = catalogue.text("term.total", lang)
+    label_w = max([lead + width(one_line(c.title)) for e in run.exercises for c in e.checks]
+                  + [lead + width(one_line(e.title)) for e in run.exercises] + [width(total)])
+    points_w = max([width(_points(c.score, c.max_score)) for e in run.exercises for c in e.checks]
+                   + [width(_points(e.score, e.max_score)) for e in run.exercises]
+                   + [width(_points(run.score, run.max_score))])
+
+    def row(label: str, points: str, shown: str | None = None) -> str:
+        """`shown` is `label` with colour added; padding is measured on the plain `label`."""
+        return (shown or label) + " " * (label_w - width(label)) + _GAP + _rjust(points, points_w)
+
     lines = [f"{one_line(run.submission.path)}  (seed {run.seed})"]
     for record in run.cells:
         if record.status != "ok":
-            lines.append("  " + one_line(cell_problem(record.cell, record.status, record.error, lang)))
+            lines.append(_INDENT + one_line(cell_problem(record.cell, record.status, record.error, lang)))
     for exercise in run.exercises:
-        lines.append(f"{exercise.id:<7} {exercise.score:g}/{exercise.max_score:g}  {exercise.title}")
+        header = _ljust(one_line(exercise.id), lead) + one_line(exercise.title)
+        lines.append(row(header, _points(exercise.score, exercise.max_score), style(header, bold=True)))
         for check in exercise.checks:
-            mark, hue = _MARKS[check.status]
-            head = click.style(mark, fg=hue) if color else mark
-            lines.append(f"  {head} {check.title} ({check.score:g}/{check.max_score:g})")
+            status = statuses[check.status]
+            gap = " " * (lead - width(_INDENT + status))
+            title = one_line(check.title)
+            lines.append(row(_INDENT + status + gap + title, _points(check.score, check.max_score),
+                             _INDENT + style(status, fg=_MARKS[check.status][1]) + gap + title))
             if check.status != "passed":
-                lines.append(f"      {one_line(check.message)}")
-    total = f"{catalogue.text('term.total', lang)}: {run.score:g}/{run.max_score:g}"
-    lines.append(click.style(total, bold=True) if color else total)
+                lines.append(" " * lead + one_line(check.message))
+    lines.append(row(total, _points(run.score, run.max_score), style(total, bold=True)))
     if page is not None:
         lines.append(catalogue.text("cli.written", lang, path=one_line(page)))
     return "\n".join(lines)

@@ -1,0 +1,211 @@
+"""The feedback page in a real browser: headless Chromium, offline, every connection recorded.
+
+Contract: the pages of a passing, a failing and a hostile submission, written by the real `grade`
+command, load without a single request leaving the page and without a console message; the failing
+page draws the mask's visibility matrix and an expected/got table; text from a hostile submission is
+shown as text and never runs. Screenshots for review go to tests/output/browser/ (git-ignored).
+
+Chromium is required in CI (CI=true, which .ci/run's environment sets): it installs Debian's package,
+and a CI machine without it fails here. Elsewhere (a newcomer's first `pytest`) a missing chromium
+skips these tests with the command that installs it, so the README's test command stays true.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SOLUTION, mutant, mutations
+from test_cli import grade, no_traceback
+
+OUTPUT = ROOT / "tests" / "output" / "browser"
+BROWSER_TIMEOUT = 60
+# Chromium logs every console message of a file:// page at INFO, whatever its level (console.error
+# included), so no line can be told apart as an error: the page is static and must log nothing.
+CONSOLE = re.compile(r"CONSOLE|Uncaught")
+HOSTILE = """\
+import torch
+
+print("<script>document.title='pwned'</script>")
+
+
+class CausalAttention(torch.nn.Module):
+    def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):
+        super().__init__()
+        self.W_query = torch.nn.Linear(d_in, d_out, bias=qkv_bias)
+
+    def forward(self, x):
+        raise ValueError("<img src=x onerror=document.title='pwned'>")
+"""
+# A page that breaks every rule, to show the harness notices: a request, a console.error, an
+# uncaught exception, and a script that runs.
+CONTROL = """<!DOCTYPE html><html><head><title>quiet</title></head><body>
+<img src="http://example.com/x.png">
+<script>console.error("control-console-error"); document.title = "changed";</script>
+<script>throw new Error("control-uncaught")</script>
+</body></html>
+"""
+
+
+@dataclass
+class Visit:
+    stdout: str
+    console: list[str]  # console lines Chromium logged
+    requests: list[str]  # first line of every connection the stand-in proxy received
+
+
+class Recorder:
+    """The stand-in proxy: accepts every connection, records its first line, closes it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.seen: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                if self._stop.is_set():  # stopped, and nothing left waiting in the backlog
+                    return
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    first = conn.recv(300).split(b"\r\n", 1)[0].decode("latin-1")
+                except OSError:
+                    first = ""
+                self.seen.append(first or "(a connection that sent nothing)")
+
+    def close(self) -> list[str]:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        return self.seen
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = shutil.which("chromium")
+    if found is None:
+        why = ("chromium is not installed: the browser tests need Debian's chromium "
+               "(apt-get update && apt-get install -y chromium; .ci/run installs it)")
+        if os.environ.get("CI"):
+            pytest.fail(why, pytrace=False)
+        pytest.skip(why)
+    return found
+
+
+def visit(chromium: str, page: Path, *mode: str) -> Visit:
+    """Load `page` in a fresh headless Chromium whose only way out is the recording proxy."""
+    recorder = Recorder()
+    with tempfile.TemporaryDirectory(prefix="chromium-") as home:
+        command = [
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={home}/profile",
+            f"--proxy-server=127.0.0.1:{recorder.port}",
+            # every name resolves to nothing; the proxy's own address is spared, or the proxy would be
+            # unreachable and "it saw no request" would hold for any page
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            # Chromium's own traffic, which the flags above leave on: the network clock, the on-demand
+            # component download (it ignores --disable-component-update) and the account check. It goes
+            # to a dead local port (loopback bypasses the proxy), so the proxy sees only the page.
+            "--disable-features=NetworkTimeServiceQuerying",
+            "--component-updater=url-source=http://127.0.0.1:9/",
+            "--gaia-url=http://127.0.0.1:9/",
+            "--enable-logging=stderr", "--v=0",
+            *mode, page.resolve().as_uri(),
+        ]
+        env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/config", "XDG_CACHE_HOME": f"{home}/cache"}
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                start_new_session=True, text=True, errors="replace")
+        try:
+            stdout, stderr = proc.communicate(timeout=BROWSER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the browser's helpers too, not only the wrapper
+            proc.communicate()
+            pytest.fail(f"chromium did not finish {page.name} within {BROWSER_TIMEOUT} s")
+        finally:
+            requests = recorder.close()
+    assert proc.returncode == 0, stderr[-3000:]
+    return Visit(stdout, [line for line in stderr.splitlines() if CONSOLE.search(line)], requests)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The three pages, written by the real `grade` command."""
+    work = tmp_path_factory.mktemp("browser")
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    (work / "failing.py").write_text(mutant(mutations.MASK_BUGS, "inverted_mask"), encoding="utf-8")
+    (work / "hostile.py").write_text(HOSTILE, encoding="utf-8")
+    runs = {"passing": ("all", SOLUTION, 0), "failing": ("all", work / "failing.py", 1),
+            "hostile": ("mask", work / "hostile.py", 1)}
+    written = {}
+    for name, (exercises, submission, code) in runs.items():
+        page = OUTPUT / f"{name}.html"
+        page.unlink(missing_ok=True)
+        result = grade(exercises, submission, "--html", page, "--seed", "1", cwd=work)
+        assert result.code == code, result.stdout + result.stderr
+        no_traceback(result)
+        written[name] = page
+    return written
+
+
+def test_the_harness_notices_requests_console_messages_and_scripts(chromium: str, tmp_path: Path) -> None:
+    """Without this, "no request, no console line" could pass because nothing is ever seen."""
+    page = tmp_path / "control.html"
+    page.write_text(CONTROL, encoding="utf-8")
+    seen = visit(chromium, page, "--dump-dom")
+    assert any("example.com" in request for request in seen.requests), seen.requests
+    assert any("control-console-error" in line for line in seen.console), seen.console
+    assert any("Uncaught" in line and "control-uncaught" in line for line in seen.console), seen.console
+    assert "<title>changed</title>" in seen.stdout
+
+
+@pytest.mark.parametrize("name", ["passing", "failing", "hostile"])
+def test_the_page_loads_offline_and_quietly(chromium: str, pages: dict[str, Path], name: str) -> None:
+    page = pages[name]
+    loaded = visit(chromium, page, "--dump-dom")
+    assert loaded.requests == [], f"{name} page made requests: {loaded.requests}"
+    assert loaded.console == [], f"{name} page logged to the console: {loaded.console}"
+    assert "</html>" in loaded.stdout
+
+    screenshot = OUTPUT / f"{name}.png"
+    screenshot.unlink(missing_ok=True)
+    shot = visit(chromium, page, f"--screenshot={screenshot}", "--window-size=1200,2400")
+    assert shot.requests == [], f"{name} page made requests: {shot.requests}"
+    assert shot.console == [], f"{name} page logged to the console: {shot.console}"
+    assert screenshot.is_file() and screenshot.stat().st_size > 0
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_failing_page_draws_the_mask_evidence(chromium: str, pages: dict[str, Path]) -> None:
+    dom = visit(chromium, pages["failing"], "--dump-dom").stdout
+    assert re.search(r'<svg\b[^>]*\bclass="[^"]*\bvisibility-matrix\b', dom), "no <svg class=\"visibility-matrix\">"
+    assert re.search(r'<table\b[^>]*\bclass="[^"]*\bexpected-got\b', dom), "no <table class=\"expected-got\">"
+
+
+def test_hostile_text_is_shown_not_run(chromium: str, pages: dict[str, Path]) -> None:
+    loaded = visit(chromium, pages["hostile"], "--dump-dom")
+    title = re.search(r"<title>(.*?)</title>", loaded.stdout, re.S)
+    assert title is not None and "pwned" not in title.group(1), title
+    assert loaded.requests == []
+    # the attack reached the page, as text: what the submission printed and what its forward raised
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in loaded.stdout
+    assert "&lt;img src=x onerror=document.title='pwned'&gt;" in loaded.stdout
+    assert re.search(r"<img\b[^>]*onerror", loaded.stdout) is None
