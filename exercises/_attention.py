@@ -243,7 +243,7 @@ def sample(t: torch.Tensor, n: int = 6) -> list[float]:
 
 
 def comparison(expected: torch.Tensor, got: torch.Tensor, n: int = 8) -> dict[str, Any]:
-    """Evidence for an expected-vs-got table: both shapes and up to n values of one row of each.
+    """Evidence for an expected-vs-got table: both shapes and dtypes, and up to n values of one row of each.
 
     The row is the first one, or, when the tensors differ, the one holding the largest difference
     (windowed around it): under a causal mask the first token sees only itself, so the first row
@@ -261,6 +261,8 @@ def comparison(expected: torch.Tensor, got: torch.Tensor, n: int = 8) -> dict[st
         "got": _row_values(g, row, start, n),
         "expected_shape": list(expected.shape),
         "got_shape": list(got.shape),
+        "expected_dtype": str(expected.dtype).removeprefix("torch."),
+        "got_dtype": str(got.dtype).removeprefix("torch."),
         "at": _unravel(row * width + start, list(e.shape)) if e.numel() else [],
     }
 

@@ -177,6 +177,7 @@ add_all(
                               "zh": "预期值与实际值，自索引 {at} 起"},
         "page.index": {"en": "index", "zh": "索引"},
         "page.shape": {"en": "shape", "zh": "形状"},
+        "page.dtype": {"en": "dtype", "zh": "数据类型"},
         "page.expected": {"en": "expected", "zh": "预期"},
         "page.got": {"en": "got", "zh": "实际"},
         "page.difference": {"en": "difference", "zh": "差值"},

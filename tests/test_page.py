@@ -146,6 +146,8 @@ def test_a_failed_comparison_has_an_expected_got_table(page_of) -> None:
     cells = [td.text() for td in largest[0].find_all("td")]
     assert float(cells[2]) == pytest.approx(max(gaps), rel=1e-2)
     assert f"{tuple(evidence['got_shape'])}" in table.text()
+    assert evidence["expected_dtype"] == evidence["got_dtype"] == "float32"
+    assert "float32" in table.text() and "数据类型" in table.text("zh")
 
 
 def test_the_parameter_breakdown_names_the_extra_biases(page_of) -> None:

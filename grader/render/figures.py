@@ -76,6 +76,8 @@ class Comparison:
     got_shape: list[int] | None
     at: list[int]  # index of the first value shown
     rows: tuple[ValueRow, ...]
+    expected_dtype: str | None = None
+    got_dtype: str | None = None
 
     @property
     def shapes_differ(self) -> bool:
@@ -98,7 +100,12 @@ def comparison(evidence: Evidence) -> Comparison | None:
                  gap is not None and worst > SHOWN and gap == worst and gaps.index(gap) == k)
         for k, gap in enumerate(gaps)
     )
-    return Comparison(_shape(evidence.get("expected_shape")), _shape(evidence.get("got_shape")), at, rows)
+    return Comparison(_shape(evidence.get("expected_shape")), _shape(evidence.get("got_shape")), at, rows,
+                      _text(evidence.get("expected_dtype")), _text(evidence.get("got_dtype")))
+
+
+def _text(value: Any) -> str | None:
+    return value[:40] if isinstance(value, str) else None
 
 
 def _gap(a: float, b: float) -> float:
