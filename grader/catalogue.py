@@ -146,6 +146,7 @@ add_all(
             "en": "cell {cell}: {type}: {message}",
             "zh": "单元格 {cell}：{type}：{message}",
         },
+        "cell.line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
         "cell.timeout": {
             "en": "cell {cell}: did not finish within {seconds:g} s and was skipped",
             "zh": "单元格 {cell}：未在 {seconds:g} 秒内完成，已跳过",

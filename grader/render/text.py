@@ -28,6 +28,6 @@ def cell_problem(cell: int, status: str, error: dict[str, Any] | None, lang: str
         return catalogue.text("cell.timeout", lang, cell=cell, seconds=error.get("seconds", 0))
     if status == "crashed":
         return catalogue.text("cell.crashed", lang, cell=cell)
-    where = f" (line {error['line']})" if error.get("line") else ""
+    where = catalogue.text("cell.line", lang, line=error["line"]) if error.get("line") else ""
     message = str(error.get("message", "")).splitlines()[0][:300] if error.get("message") else ""
     return catalogue.text("cell.error", lang, cell=cell, type=error.get("type", "Error"), message=message + where)
