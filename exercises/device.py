@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from exercises._attention import comparison, max_diff, sample, with_object
+from exercises._attention import classes, comparison, max_diff, sample, with_object
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
 from grader.session import Obj, Sandbox
 from solutions import chapter3
@@ -77,7 +77,7 @@ def built(sb: Sandbox) -> list[tuple[Obj, Obj, tuple[int, ...]]]:
     """(the class, a fresh instance, its input shape) for each book class the submission defines."""
     found = []
     for name, (args, shape) in BUILDS.items():
-        defined = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+        defined = classes(sb, name)
         if defined:
             found.append((defined[-1], sb.construct(defined[-1], *args), shape))
     return found

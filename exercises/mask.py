@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from exercises._attention import (
     Roles,
     book_state,
+    classes,
     close,
     comparison,
     heads_state,
@@ -292,9 +293,8 @@ def _runs_and_matches(model: Model, x: torch.Tensor, bug: str, got: torch.Tensor
 def targets(sb: Sandbox) -> list[tuple[Target, Obj]]:
     """Each causal class the submission defines, with how to build it."""
     found = []
-    inventory = sb.inventory()
     for target in TARGETS:
-        defined = [o for o in inventory if o.kind == "class" and o.cls == target.name and o.info.get("is_module")]
+        defined = classes(sb, target.name)
         if defined:
             found.append((target, defined[-1]))
     if not found:
