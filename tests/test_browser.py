@@ -209,3 +209,13 @@ def test_hostile_text_is_shown_not_run(chromium: str, pages: dict[str, Path]) ->
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in loaded.stdout
     assert "&lt;img src=x onerror=document.title='pwned'&gt;" in loaded.stdout
     assert re.search(r"<img\b[^>]*onerror", loaded.stdout) is None
+
+
+def test_the_failing_page_prints_to_pdf_offline(chromium: str, pages: dict[str, Path]) -> None:
+    """Students print feedback: the print stylesheet applies and nothing is fetched to do it."""
+    pdf = OUTPUT / "failing.pdf"
+    pdf.unlink(missing_ok=True)
+    printed = visit(chromium, pages["failing"], f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    assert printed.requests == [] and printed.console == []
+    assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
+    assert pdf.stat().st_size > 10_000  # every exercise, not a blank page
