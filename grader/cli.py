@@ -77,7 +77,6 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     """Grade SUBMISSION (.py or .ipynb) on EXERCISE (an id, ids joined by commas, or `all`)."""
     lang = lang or catalogue.default_lang()
     from grader.launcher import LaunchError, default_launcher
-
     from grader.sandbox.confine import hide_from_tracing
 
     hide_from_tracing()  # the judge holds the expected values: no child may read its memory
