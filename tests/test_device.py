@@ -8,29 +8,18 @@ import torch
 
 from conftest import CORPUS, SOLUTION, Grade, check
 
-# `.to(device)` goes through `_apply`; this module also nudges a weight there, so the moved copy differs.
-PERTURBED = '''
-import torch
-import torch.nn as nn
+# `.to(device)` goes through `_apply`; the reference with SelfAttention_v2 nudging a weight there, so
+# the moved copy computes something else.
+PERTURBED = SOLUTION.read_text(encoding="utf-8") + '''
+
+def _nudging_apply(self, fn, *args, **kwargs):
+    module = nn.Module._apply(self, fn, *args, **kwargs)
+    with torch.no_grad():
+        self.W_value.weight.add_(0.5)
+    return module
 
 
-class SelfAttention_v2(nn.Module):
-    def __init__(self, d_in, d_out, qkv_bias=False):
-        super().__init__()
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)
-
-    def forward(self, x):
-        keys, queries, values = self.W_key(x), self.W_query(x), self.W_value(x)
-        attn_weights = torch.softmax(queries @ keys.T / keys.shape[-1]**0.5, dim=-1)
-        return attn_weights @ values
-
-    def _apply(self, fn, *args, **kwargs):
-        module = super()._apply(fn, *args, **kwargs)
-        with torch.no_grad():
-            self.W_value.weight.add_(0.5)
-        return module
+SelfAttention_v2._apply = _nudging_apply
 '''
 
 
