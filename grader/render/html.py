@@ -15,10 +15,9 @@ from markupsafe import Markup
 
 from grader import catalogue
 from grader.render import figures, source
-from grader.render.text import cell_problem, clean
+from grader.render.text import STATUS_ICONS, cell_problem, clean
 from grader.results import RunResult
 
-ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
 GLYPHS = {"seen": "●", "blind": "○", "masked": "", "leak": "✕"}
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
@@ -84,7 +83,7 @@ _ENV = Environment(
     finalize=_finalize,
 )
 _ENV.globals.update(
-    langs=catalogue.LANGS, icons=ICONS, glyphs=GLYPHS, kind_marks=KIND_MARKS,
+    langs=catalogue.LANGS, icons=STATUS_ICONS, glyphs=GLYPHS, kind_marks=KIND_MARKS,
     cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),

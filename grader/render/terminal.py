@@ -11,10 +11,10 @@ from pathlib import Path
 import click
 
 from grader import catalogue
-from grader.render.text import cell_problem, one_line
+from grader.render.text import STATUS_ICONS, cell_problem, one_line
 from grader.results import RunResult
 
-_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "yellow"), "skipped": ("–", "blue")}
+_HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}
 _INDENT = "  "
 _GAP = "  "
 
@@ -49,7 +49,7 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
         return click.style(text, **how) if color else text  # type: ignore[arg-type]
 
     used = {c.status for e in run.exercises for c in e.checks}
-    statuses = {s: f"{mark} {catalogue.text('status.' + s, lang)}" for s, (mark, _) in _MARKS.items() if s in used}
+    statuses = {s: f"{STATUS_ICONS[s]} {catalogue.text('status.' + s, lang)}" for s in _HUES if s in used}
     # titles start in one column: after the widest status word, or the widest exercise id
     lead = max([width(_INDENT + s + _GAP) for s in statuses.values()]
                + [width(one_line(e.id) + _GAP) for e in run.exercises], default=0)
@@ -76,7 +76,7 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
             gap = " " * (lead - width(_INDENT + status))
             title = one_line(check.title)
             lines.append(row(_INDENT + status + gap + title, _points(check.score, check.max_score),
-                             _INDENT + style(status, fg=_MARKS[check.status][1]) + gap + title))
+                             _INDENT + style(status, fg=_HUES[check.status]) + gap + title))
             if check.status != "passed":
                 lines.append(" " * lead + one_line(check.message))
     lines.append(row(total, _points(run.score, run.max_score), style(total, bold=True)))

@@ -6,6 +6,9 @@ from typing import Any
 
 from grader import catalogue
 
+# The status of a check as a glyph, shown beside its word in every renderer (never colour alone).
+STATUS_ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
+
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
