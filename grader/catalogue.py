@@ -33,6 +33,15 @@ def has(key: str) -> bool:
     return key in _MESSAGES
 
 
+class MessageError(Exception):
+    """A failure that is told to the user as one catalogue message: `key` names it, `args_` fill it."""
+
+    def __init__(self, key: str, **args: str) -> None:
+        super().__init__(key)
+        self.key = key
+        self.args_ = args
+
+
 @dataclass(frozen=True)
 class Msg:
     """A message inside a message (a diagnosis inside "outputs differ: ..."), rendered in the same language."""
@@ -88,6 +97,10 @@ add_all(
         "cli.bad_kind": {
             "en": "cannot grade: {path} is neither a .py module nor a .ipynb notebook",
             "zh": "无法评分：{path} 既不是 .py 模块也不是 .ipynb 笔记本",
+        },
+        "cli.nothing_to_grade": {
+            "en": "cannot grade: none of {path} is a .py module or a .ipynb notebook",
+            "zh": "无法评分：{path} 中没有 .py 模块或 .ipynb 笔记本",
         },
         "cli.unknown_exercise": {
             "en": "cannot grade: unknown exercise {name!r}; choose from {choices}",
@@ -247,6 +260,200 @@ add_all(
         "cli.no_browser": {
             "en": "could not open the feedback page: no browser found, or the browser failed to start",
             "zh": "无法打开反馈页面：未找到浏览器，或浏览器启动失败",
+        },
+    }
+)
+
+# -- grade batch, export, merge: the run's summary and what can go wrong ---------------------------------
+add_all(
+    {
+        "batch.count.students": {"en": "students", "zh": "学生"},
+        "batch.count.already": {"en": "already graded (unchanged)", "zh": "此前已评分（未改动）"},
+        "batch.count.graded": {"en": "graded now", "zh": "本次评分"},
+        "batch.count.full": {"en": "  with full marks", "zh": "  其中满分"},
+        "batch.count.ungradable": {"en": "could not be graded", "zh": "无法评分"},
+        "batch.count.errors": {"en": "grader errors (graded again next run)", "zh": "评分器错误（下次运行时重新评分）"},
+        "batch.count.seconds": {"en": "seconds", "zh": "用时（秒）"},
+        "batch.count.rate": {"en": "submissions per second", "zh": "每秒评分份数"},
+        "batch.index": {"en": "class overview: {path}", "zh": "全班概览：{path}"},
+        "batch.no_gradebook": {
+            "en": "no gradebook in {path}: run `grade batch SOURCE -o {path}` first",
+            "zh": "{path} 中没有成绩册：请先运行 `grade batch SOURCE -o {path}`",
+        },
+        "batch.merged": {"en": "merged {shards} gradebooks: {rows} new results", "zh": "已合并 {shards} 个成绩册：新增 {rows} 条结果"},
+        "batch.interrupted": {
+            "en": "interrupted; every result so far is saved: run the same command to grade the rest",
+            "zh": "已中断；目前的结果都已保存：再次运行同一命令即可继续评分其余提交",
+        },
+        "batch.grader_error": {
+            "en": "the grader failed on this submission ({error}); it is graded again on the next run",
+            "zh": "评分器在该提交上出错（{error}）；下次运行时会重新评分",
+        },
+        "batch.worker_lost": {
+            "en": "the grading process stopped on this submission ({how}); it is graded again on the next run",
+            "zh": "评分进程在该提交上中止（{how}）；下次运行时会重新评分",
+        },
+    }
+)
+
+# -- Gradescope results.json (grader/render/gradescope.py) -------------------------------------------------
+add_all(
+    {
+        "gradescope.test_name": {"en": "{exercise} · {title}", "zh": "{exercise} · {title}"},
+        "gradescope.skipped": {
+            "en": "Skipped, worth 0 points: {message}",
+            "zh": "已跳过，计 0 分：{message}",
+        },
+        "gradescope.summary": {
+            "en": "Total: {score:g} / {max:g} points · seed {seed} · grader {version}",
+            "zh": "总分：{score:g} / {max:g} 分 · 随机种子 {seed} · 评分器版本 {version}",
+        },
+        "gradescope.files": {
+            "en": "Files graded together: {files}",
+            "zh": "一起评分的文件：{files}",
+        },
+        "gradescope.protections": {
+            "en": "Protections active: {protections}",
+            "zh": "已启用的防护：{protections}",
+        },
+        "gradescope.grader_fault": {
+            "en": "The grader itself failed on {count} check(s). This is not your fault: please tell your "
+                  "instructor, who can regrade the submission.",
+            "zh": "评分器自身在 {count} 项检查上出错。这不是你的问题：请告诉老师，老师可以重新评分。",
+        },
+        "gradescope.cells": {
+            "en": "Cells that failed to run:",
+            "zh": "运行失败的单元格：",
+        },
+        "gradescope.problem_hint": {
+            "en": "Nothing could be graded, so the score is 0. Upload your .py module or .ipynb notebook "
+                  "(a notebook must open in Jupyter; save it there again if it does not) and submit again. "
+                  "If this message stays, tell your instructor.",
+            "zh": "没有任何内容可以评分，因此得分为 0。请上传你的 .py 模块或 .ipynb 笔记本（笔记本必须能在 Jupyter 中"
+                  "打开；若打不开，请在 Jupyter 中重新保存），然后重新提交。如果仍然出现此消息，请告诉老师。",
+        },
+    }
+)
+
+# -- the class overview (grader.render.classbook): index.html and why a submission has no result ---------
+add_all(
+    {
+        "index.title": {"en": "Class results: {exercises}", "zh": "全班成绩：{exercises}"},
+        "index.students": {"en": "Students", "zh": "学生人数"},
+        "index.graded": {"en": "Graded", "zh": "已评分"},
+        "index.full_marks": {"en": "Full marks", "zh": "满分"},
+        "index.ungradable": {"en": "Could not be graded", "zh": "无法评分"},
+        "index.errors": {"en": "Grader errors", "zh": "评分器错误"},
+        "index.mean": {"en": "Mean score", "zh": "平均得分率"},
+        "index.median": {"en": "Median score", "zh": "得分率中位数"},
+        "index.exercise_set": {"en": "Exercises", "zh": "练习"},
+        "index.student": {"en": "Student", "zh": "学生"},
+        "index.status": {"en": "Status", "zh": "状态"},
+        "index.status.graded": {"en": "graded", "zh": "已评分"},
+        "index.status.ungradable": {"en": "could not be graded", "zh": "无法评分"},
+        "index.status.error": {"en": "grader error (graded again on the next run)",
+                               "zh": "评分器错误（下次运行时重新评分）"},
+        "index.histogram.heading": {"en": "Score distribution", "zh": "成绩分布"},
+        "index.histogram.caption": {
+            "en": "Scores of the {graded} graded students, in percent, in bins of ten points; the last bin "
+                  "includes 100%. Students per bin:",
+            "zh": "{graded} 名已评分学生的得分率，每十个百分点一组，最后一组包含 100%。各组人数：",
+        },
+        "index.histogram.bin": {"en": "{low}–{high}%: {count}", "zh": "{low}–{high}%：{count} 人"},
+        "index.histogram.x": {"en": "score (%)", "zh": "得分率（%）"},
+        "index.histogram.y": {"en": "students", "zh": "学生人数"},
+        "index.checks.heading": {"en": "What the class struggles with", "zh": "全班的薄弱环节"},
+        "index.checks.intro": {
+            "en": "Every check, hardest first: how many of the students it applied to passed it. A skipped "
+                  "check (no GPU) or a grader error does not count as an attempt.",
+            "zh": "所有检查项，从最难到最易：适用该检查的学生中有多少人通过。被跳过的检查（没有 GPU）"
+                  "或评分器错误不计为作答。",
+        },
+        "index.checks.check": {"en": "Check", "zh": "检查项"},
+        "index.checks.passed": {"en": "Passed / attempted", "zh": "通过 / 作答"},
+        "index.checks.rate": {"en": "Pass rate", "zh": "通过率"},
+        "index.checks.none_attempted": {"en": "skipped for everyone", "zh": "所有人均跳过"},
+        "index.checks.none_graded": {"en": "No submission has been graded yet.", "zh": "尚无已评分的提交。"},
+        "index.problems.heading": {"en": "Submissions that could not be graded", "zh": "无法评分的提交"},
+        "index.problems.files": {"en": "Files", "zh": "文件"},
+        "index.problems.reason": {"en": "Why", "zh": "原因"},
+        "index.problems.none": {"en": "Every submission was graded.", "zh": "所有提交均已评分。"},
+        "index.problems.no_reason": {"en": "no reason was recorded", "zh": "未记录原因"},
+        "index.problem_unlisted": {
+            "en": "{why} {args} (a reason this version of the grader does not describe)",
+            "zh": "{why} {args}（此版本的评分器未收录该原因）",
+        },
+        "index.roster.heading": {"en": "Every student", "zh": "全部学生"},
+        "index.roster.score": {"en": "Score", "zh": "得分"},
+        "index.roster.percent": {"en": "Percent", "zh": "得分率"},
+        "index.roster.first_failure": {"en": "First failing check", "zh": "第一个未通过的检查"},
+        "index.roster.no_failure": {"en": "none: full marks", "zh": "无：满分"},
+    }
+)
+
+# -- grade batch: the roster (who handed in what, from the SOURCE folders and zips) -----------------------
+add_all(
+    {
+        "roster.missing": {
+            "en": "no such file or folder: {path}; check the path",
+            "zh": "文件或文件夹不存在：{path}；请检查路径",
+        },
+        "roster.bad_source": {
+            "en": "{path} is not a folder, a .zip, a .py module or a .ipynb notebook; "
+                  "pass the folder or zip of submissions you downloaded",
+            "zh": "{path} 不是文件夹、.zip、.py 模块或 .ipynb 笔记本；请传入下载的作业文件夹或 zip 文件",
+        },
+        "roster.unreadable": {
+            "en": "cannot read {path}: {error}",
+            "zh": "无法读取 {path}：{error}",
+        },
+        "roster.bad_zip": {
+            "en": "{path} is not a readable zip file ({error}); download it again, or unpack it yourself "
+                  "and pass the folder",
+            "zh": "{path} 不是可读取的 zip 文件（{error}）；请重新下载，或自行解压后传入文件夹",
+        },
+        "roster.zip_too_big": {
+            "en": "{path} is too big to unpack safely (more than {entries} files or {size} unpacked); "
+                  "unpack it yourself and pass the folder",
+            "zh": "{path} 过大，无法安全解压（超过 {entries} 个文件或解压后超过 {size}）；请自行解压后传入文件夹",
+        },
+        "roster.bad_pattern": {
+            "en": "--student-pattern {pattern} is not a valid regular expression: {error}",
+            "zh": "--student-pattern {pattern} 不是有效的正则表达式：{error}",
+        },
+        "roster.bad_shard": {
+            "en": "bad --shard {spec}: write K/N with 1 ≤ K ≤ N, such as 2/5",
+            "zh": "--shard {spec} 无效：应写成 K/N，且 1 ≤ K ≤ N，例如 2/5",
+        },
+        "roster.not_submission": {
+            "en": "{path} is not a .py module, a .ipynb notebook, a folder or a zip; it was left out "
+                  "(--student-pattern gives such files to the students they name)",
+            "zh": "{path} 不是 .py 模块、.ipynb 笔记本、文件夹或 zip 文件，已略过"
+                  "（使用 --student-pattern 可将此类文件归入文件名中的学生）",
+        },
+        "roster.no_match": {
+            "en": "{path}: the name does not match --student-pattern {pattern}; it was left out",
+            "zh": "{path}：名称与 --student-pattern {pattern} 不匹配，已略过",
+        },
+        "roster.duplicate": {
+            "en": "{path}: {student} already handed in a file of this name ({kept}); only that first one is used",
+            "zh": "{path}：{student} 已提交过同名文件（{kept}），只使用先找到的那个",
+        },
+        "roster.symlink": {
+            "en": "{path} is a symbolic link; links are not followed, so it was left out",
+            "zh": "{path} 是符号链接；评分器不跟随链接，已略过",
+        },
+        "roster.unsafe_entry": {
+            "en": "{path}: this zip entry points outside its folder (an absolute path or ..); it was not unpacked",
+            "zh": "{path}：该 zip 条目指向解压目录之外（绝对路径或 ..），未解压",
+        },
+        "roster.encrypted": {
+            "en": "{path} is password-protected; it was not unpacked, so ask the student for an unprotected copy",
+            "zh": "{path} 有密码保护，未解压；请让学生重新提交不加密的版本",
+        },
+        "roster.unextractable": {
+            "en": "{path} could not be unpacked ({error}); it was left out",
+            "zh": "{path} 无法解压（{error}），已略过",
         },
     }
 )

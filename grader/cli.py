@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any, NoReturn
@@ -18,6 +19,7 @@ import click
 from grader import __version__, catalogue
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_CANNOT_GRADE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C during `grade batch`: the shell's code for SIGINT
 
 # torch warns on import when NumPy is absent; the grader never uses NumPy, and the warning would
 # break the promise of one clear line on stderr.
@@ -44,6 +46,10 @@ def cli() -> None:
     \b
     grade EXERCISE SUBMISSION   grade a .py module or .ipynb notebook
     grade list                  the exercises, their titles and points
+    grade batch SOURCE... -o D  grade a whole class into a gradebook
+    grade export D              re-render a gradebook (csv, jsonl, gradescope, html)
+    grade merge D SHARD...      combine the gradebooks of shards
+    grade gradescope            grade inside Gradescope's autograder
 
     EXERCISE is an exercise id (see `grade list`), several joined by commas, or `all`.
     Run `grade exercise --help` for the grading options.
@@ -94,6 +100,183 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     if run.grader_fault:
         sys.exit(EXIT_CANNOT_GRADE)
     sys.exit(EXIT_FULL if run.full_marks else EXIT_PARTIAL)
+
+
+@cli.command("batch")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
+              help="Exercise ids joined by commas, or `all`.")
+@click.option("-o", "--outdir", type=click.Path(path_type=Path), required=True,
+              help="Folder for the gradebook, pages, grades.csv, results.jsonl and index.html.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
+              help="Submissions graded at a time.")
+@click.option("--student-pattern", metavar="REGEX",
+              help="Name students from file names, e.g. '^(?P<student>[^_]+)_' for LMS downloads.")
+@click.option("--shard", metavar="K/N", help="Grade only the K-th of N deterministic parts of the class.")
+@click.option("--force", is_flag=True, help="Grade again submissions that already have a result.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds each submission may take.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Reproduce a run's hidden inputs.")
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
+def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int, student_pattern: str | None,
+                  shard: str | None, force: bool, timeout: float, seed: int | None, lang: str | None) -> None:
+    """Grade a class: SOURCE is a folder of files, a folder of per-student folders, or a zip.
+
+    Each result is committed to OUTDIR/gradebook.sqlite when it is final; run the same command again
+    after an interruption and only what was not finished is graded. Exit 0 when every submission has
+    a result, 1 when the grader failed on some (they are graded again next run), 2 when it cannot run.
+    """
+    import shutil
+
+    from grader import batch, roster
+    from grader.gradebook import FILENAME, Gradebook, GradebookError
+    from grader.render.batch_report import Progress, summary
+
+    lang = lang or catalogue.default_lang()
+    ids = [exercise.id for exercise in _select(spec, lang)]
+    workdir = outdir / ".sources"
+    try:
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        students, skipped = roster.collect(sources, workdir, student_pattern)
+        if shard:
+            part = roster.parse_shard(shard)
+            students = [s for s in students if roster.in_shard(s.name, part)]
+        for item in skipped:
+            click.echo(f"grade: {catalogue.text(item.reason.key, lang, **item.reason.args)}", err=True)
+        with Gradebook(outdir / FILENAME) as book:
+            jobs_to_do, already = batch.pending(book, students, ids, force, seed)
+            tally = batch.Tally(already=already)
+            progress = Progress(len(jobs_to_do), sys.stderr, enabled=sys.stderr.isatty())
+
+            def recorded(entry: Any) -> None:
+                tally.add(entry)
+                progress.step()
+
+            started = time.monotonic()
+            interrupted = False
+            try:
+                batch.run(book, jobs_to_do, ids, outdir, workers=jobs, timeout=timeout, lang=lang,
+                          on_result=recorded)
+            except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
+                interrupted = True
+            progress.finish()
+            index = batch.publish(outdir, book.latest(batch.exercise_set(ids)), lang, rewrite_pages=False)
+        shutil.rmtree(workdir, ignore_errors=True)
+    except roster.RosterError as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
+    except (GradebookError, OSError) as exc:
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+    seconds = time.monotonic() - started
+    counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
+              "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
+              "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
+    click.echo(summary(counts, str(index), lang))
+    if interrupted:
+        _fail(catalogue.text("batch.interrupted", lang), code=EXIT_INTERRUPTED)
+    sys.exit(EXIT_PARTIAL if tally.errors else EXIT_FULL)
+
+
+@cli.command("export")
+@click.argument("outdir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "gradescope", "html"]), required=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="File (csv, jsonl; default stdout) or folder (gradescope, html; default inside OUTDIR).")
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
+def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None) -> None:
+    """Render a batch's gradebook again, without grading anything."""
+    from grader import batch
+    from grader.gradebook import FILENAME, Gradebook, GradebookError, page_name
+    from grader.render import classbook, gradescope
+
+    lang = lang or catalogue.default_lang()
+    if not (outdir / FILENAME).is_file():
+        _fail(catalogue.text("batch.no_gradebook", lang, path=str(outdir)))
+    try:
+        with Gradebook(outdir / FILENAME) as book:
+            entries = book.latest()
+        if fmt in ("csv", "jsonl"):
+            text = classbook.grades_csv(entries) if fmt == "csv" else classbook.results_jsonl(entries)
+            if output is None:
+                click.echo(text, nl=False)
+            else:
+                batch.write_atomic(output, text)
+        elif fmt == "gradescope":
+            folder = output or outdir / "gradescope"
+            for entry in entries:
+                name = Path(page_name(entry.student)).with_suffix(".json").name
+                result = gradescope.results(entry.run, entry.problem, lang)
+                batch.write_atomic(folder / name, json.dumps(result, ensure_ascii=False, indent=2))
+        else:
+            batch.publish(output or outdir, entries, lang, rewrite_pages=True)
+    except (GradebookError, OSError) as exc:
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+
+
+@cli.command("merge")
+@click.argument("outdir", type=click.Path(path_type=Path))
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
+def merge_command(outdir: Path, shards: tuple[Path, ...], lang: str | None) -> None:
+    """Combine the gradebooks of `grade batch --shard` runs (their OUTDIRs) into OUTDIR, and render it."""
+    from grader import batch
+    from grader.gradebook import FILENAME, Gradebook, GradebookError
+
+    lang = lang or catalogue.default_lang()
+    for shard in shards:
+        if not (shard / FILENAME).is_file():
+            _fail(catalogue.text("batch.no_gradebook", lang, path=str(shard)))
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+        with Gradebook(outdir / FILENAME) as book:
+            added = sum(book.merge(shard / FILENAME) for shard in shards)
+            index = batch.publish(outdir, book.latest(), lang, rewrite_pages=True)
+    except (GradebookError, OSError) as exc:
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+    click.echo(catalogue.text("batch.merged", lang, rows=added, shards=len(shards)))
+    click.echo(catalogue.text("batch.index", lang, path=str(index)))
+
+
+@cli.command("gradescope")
+@click.option("--submission", type=click.Path(path_type=Path), default=Path("/autograder/submission"),
+              show_default=True, help="The folder Gradescope puts the student's files in.")
+@click.option("--results", type=click.Path(path_type=Path), default=Path("/autograder/results"),
+              show_default=True, help="Where results.json goes.")
+@click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES")
+@click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True)
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the feedback.")
+def gradescope_command(submission: Path, results: Path, spec: str, timeout: float, lang: str | None) -> None:
+    """Grade a submission inside Gradescope's autograder and write its results.json.
+
+    Every .py and .ipynb in the submission folder is graded together. A submission that cannot be
+    graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
+    """
+    from grader import batch
+    from grader.catalogue import Msg
+    from grader.launcher import LaunchError, default_launcher
+    from grader.loading import LoadError
+    from grader.render import gradescope
+    from grader.roster import submission_files
+
+    lang = lang or catalogue.default_lang()
+    selected = _select(spec, lang)
+    launcher = default_launcher()
+    from grader.judge import grade
+
+    run, problem = None, None
+    try:
+        run = grade(submission_files(submission), selected, launcher, seed=secrets.randbelow(2**31), lang=lang, timeout=timeout)
+    except LoadError as exc:
+        problem = Msg(exc.key, exc.args_)
+    except LaunchError as exc:
+        problem = Msg("cli.sandbox_failed", {"error": str(exc)})
+    finally:
+        launcher.close()
+    try:
+        batch.write_atomic(results / "results.json",
+                           json.dumps(gradescope.results(run, problem, lang), ensure_ascii=False, indent=2))
+    except OSError as exc:
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
 
 
 def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | None, lang: str,
@@ -173,9 +356,9 @@ def _use_color(stream: Any) -> bool:
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
-def _fail(message: str) -> NoReturn:
+def _fail(message: str, code: int = EXIT_CANNOT_GRADE) -> NoReturn:
     click.echo(f"grade: {message}", err=True)
-    sys.exit(EXIT_CANNOT_GRADE)
+    sys.exit(code)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from grader import __version__, catalogue
 from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
-from grader.loading import load
+from grader.loading import load, load_many
 from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo
 from grader.sandbox.limits import Limits
 from grader.session import (
@@ -32,12 +32,13 @@ from grader.session import (
 )
 
 
-def grade(path: Path, exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
+def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
           lang: str = "en", timeout: float = 60.0, limits: Limits = Limits()) -> RunResult:
-    """Grade one file. Raises grader.loading.LoadError when the file cannot be graded at all."""
+    """Grade one file, or one student's files together. Raises grader.loading.LoadError when the
+    submission cannot be graded at all."""
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    submission = load(path)
+    submission = load(source) if isinstance(source, Path) else load_many(source)
     sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed)
     try:
         try:
@@ -55,7 +56,8 @@ def grade(path: Path, exercises: Sequence[Exercise], launcher: Launcher, *, seed
         lang=lang,
         started_at=started_at,
         duration_s=time.monotonic() - started,
-        submission=SubmissionInfo(str(path), submission.sha256, submission.kind),
+        submission=SubmissionInfo(str(submission.path), submission.sha256, submission.kind,
+                                  tuple(p.name for p in submission.files) if submission.support else ()),
         cells=cells,
         exercises=results,
         protections=tuple(sandbox.protections),

@@ -32,7 +32,7 @@ class Launcher(Protocol):
     def close(self) -> None: ...
 
 
-def _python_env() -> dict[str, str]:
+def python_env() -> dict[str, str]:
     env = dict(os.environ)
     root = str(Path(grader.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
@@ -58,7 +58,7 @@ class ZygoteLauncher:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
-            env=_python_env(),
+            env=python_env(),
         )
         theirs.close()
         self.ready = False
@@ -133,7 +133,7 @@ class SpawnLauncher:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env=_python_env(),
+            env=python_env(),
         )
         theirs.close()
         self.procs[proc.pid] = proc

@@ -9,11 +9,13 @@ import hashlib
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Sequence
 
 import nbformat
+
+from grader.catalogue import MessageError
 
 Kind = Literal["py", "ipynb"]
 
@@ -26,13 +28,8 @@ _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 _PERCENT_CELL = re.compile(r"^# %%")
 
 
-class LoadError(Exception):
-    """The file cannot be graded at all; `key` names the catalogue message, `args` fill it."""
-
-    def __init__(self, key: str, **args: str) -> None:
-        super().__init__(key)
-        self.key = key
-        self.args_ = args
+class LoadError(MessageError):
+    """The file cannot be graded at all."""
 
 
 @dataclass(frozen=True)
@@ -51,13 +48,53 @@ class Submission:
     kind: Kind
     sha256: str
     cells: tuple[Cell, ...] = field(default=())
+    support: tuple[Path, ...] = ()  # the other files handed in beside it, copied into the scratch directory
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return (self.path, *self.support)
+
+
+GRADED_SUFFIXES = (".py", ".ipynb")
+
+
+def load_many(paths: Sequence[Path]) -> Submission:
+    """One student's files graded together: every .py and .ipynb runs, in name order, in one namespace,
+    and every file (a helper module, a data file) sits beside them, so `import helper` and
+    `open("data.txt")` work as they did on the student's machine."""
+    paths = sorted(paths, key=lambda p: p.name)
+    graded = [load(p) for p in paths if p.suffix in GRADED_SUFFIXES]
+    if not graded:
+        raise LoadError("cli.nothing_to_grade", path=", ".join(p.name for p in paths))
+    if len(paths) == 1:
+        return graded[0]
+    cells: list[Cell] = []
+    for part in graded:
+        offset = len(cells)
+        cells += [replace(c, number=c.number + offset,
+                          filename=f"<cell {c.number + offset}>" if part.kind == "ipynb" else c.filename)
+                  for c in part.cells]
+    first = graded[0]
+    return Submission(first.path, first.kind, fingerprint(paths), tuple(cells),
+                      tuple(p for p in paths if p != first.path))
+
+
+def fingerprint(paths: Sequence[Path]) -> str:
+    """The sha256 a submission is known by: its file's bytes, or for several files their names and
+    contents, so renaming or changing any of them makes it a new submission."""
+    if len(paths) == 1:
+        return hashlib.sha256(paths[0].read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for path in sorted(paths, key=lambda p: p.name):
+        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+    return digest.hexdigest()
 
 
 def load(path: Path) -> Submission:
     """Read a .py module or .ipynb notebook into neutralised cells; LoadError when it can't be graded."""
     if not path.exists():
         raise LoadError("cli.missing_file", path=str(path))
-    if path.suffix not in (".py", ".ipynb"):
+    if path.suffix not in GRADED_SUFFIXES:
         raise LoadError("cli.bad_kind", path=str(path))
     try:
         raw = path.read_bytes()

@@ -59,6 +59,7 @@ class CellRecord:
     skipped_magics: tuple[str, ...] = ()
     source: str = ""
     first_line: int = 1  # where the cell starts in its file (1 in a notebook); error lines number the same way
+    file: str = ""  # the name tracebacks give the cell's code (a module's name, a notebook's `<cell N>`)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class SubmissionInfo:
     path: str
     sha256: str
     kind: Literal["py", "ipynb"]
+    files: tuple[str, ...] = ()  # every file graded together, when a submission has more than one
 
 
 @dataclass(frozen=True)
@@ -127,3 +129,25 @@ def to_json(run: RunResult) -> dict[str, Any]:
         "protections": list(run.protections),
         "output_tail": run.output_tail,
     }
+
+
+def from_json(data: dict[str, Any]) -> RunResult:
+    """The inverse of to_json, so a gradebook re-renders every output without regrading."""
+    return RunResult(
+        grader_version=data["grader_version"],
+        seed=data["seed"],
+        lang=data["lang"],
+        started_at=data["started_at"],
+        duration_s=data["duration_s"],
+        submission=SubmissionInfo(**{**data["submission"], "files": tuple(data["submission"].get("files", ()))}),
+        cells=tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"]),
+        exercises=tuple(
+            ExerciseResult(
+                id=e["id"], title=e["title"], statement=e["statement"], titles=e["titles"],
+                statements=e["statements"], checks=tuple(CheckResult(**c) for c in e["checks"]),
+            )
+            for e in data["exercises"]
+        ),
+        protections=tuple(data["protections"]),
+        output_tail=data.get("output_tail", ""),
+    )

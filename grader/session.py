@@ -104,7 +104,8 @@ class Sandbox:
         self.cell_timeout = max(5.0, budget_s / 2)
         self.deadline = time.monotonic() + budget_s
         self.scratch = Path(tempfile.mkdtemp(prefix="grader-"))
-        shutil.copy2(submission.path, self.scratch / submission.path.name)
+        for path in submission.files:
+            shutil.copy2(path, self.scratch / path.name)
         self.generation = 0
         self.protections: list[str] = []
         self.records: dict[int, CellRecord] = {}
@@ -333,7 +334,7 @@ class Sandbox:
 
 
 def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:
-    return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line)
+    return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line, cell.filename)
 
 
 def hidden_paths() -> list[str]:

@@ -36,7 +36,7 @@ def render(run: RunResult) -> str:
          source.for_cell(record))
         for record in run.cells if record.status != "ok"
     ]
-    return _ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, cell_problems=problems)
+    return ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, cell_problems=problems)
 
 
 def number(value: float | None) -> str:
@@ -75,14 +75,14 @@ def _finalize(value: Any) -> Any:
     return clean(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
-_ENV = Environment(
+ENV = Environment(
     loader=PackageLoader("grader.render", "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,
     finalize=_finalize,
 )
-_ENV.globals.update(
+ENV.globals.update(
     langs=catalogue.LANGS, icons=STATUS_ICONS, glyphs=GLYPHS, kind_marks=KIND_MARKS,
     cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),

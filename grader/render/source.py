@@ -73,7 +73,7 @@ def cell_at(cells: Sequence[CellRecord], file: str, line: int) -> CellRecord | N
     match = _NOTEBOOK_CELL.fullmatch(file)
     if match:
         return next((c for c in cells if c.cell == int(match.group(1))), None)
-    return next((c for c in cells if c.first_line <= line < c.first_line + _length(c)), None)
+    return next((c for c in cells if c.file in ("", file) and c.first_line <= line < c.first_line + _length(c)), None)
 
 
 def definition(record: CellRecord, name: str) -> int | None:

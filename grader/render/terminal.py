@@ -30,7 +30,7 @@ def width(text: str) -> int:
     return columns
 
 
-def _ljust(text: str, columns: int) -> str:
+def ljust(text: str, columns: int) -> str:
     return text + " " * max(0, columns - width(text))
 
 
@@ -69,7 +69,7 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
         if record.status != "ok":
             lines.append(_INDENT + one_line(cell_problem(record.cell, record.status, record.error, lang)))
     for exercise in run.exercises:
-        header = _ljust(one_line(exercise.id), lead) + one_line(exercise.title)
+        header = ljust(one_line(exercise.id), lead) + one_line(exercise.title)
         lines.append(row(header, _points(exercise.score, exercise.max_score), style(header, bold=True)))
         for check in exercise.checks:
             status = statuses[check.status]

@@ -1,0 +1,243 @@
+"""Grading a class: N judge workers, each result committed to the gradebook the moment it is final.
+
+The parent only dispatches, records and reports; it never grades, so a worker that dies (a grader bug,
+the OOM killer) costs one submission, which is recorded as an error and graded again on the next run.
+What a run has committed survives the run being killed, and the next run skips it: nothing finished is
+graded twice, nothing is lost.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from grader import __version__
+from grader.catalogue import Msg
+from grader.gradebook import Entry, Gradebook, page_name
+from grader.launcher import python_env
+from grader.loading import fingerprint
+from grader.results import from_json
+from grader.roster import Student
+
+# A worker that has not answered this long after a submission's own budget ran out is lost.
+WORKER_GRACE_S = 60.0
+
+
+@dataclass
+class Tally:
+    """What a run did, for the summary table and the exit code."""
+
+    already: int = 0  # final results from an earlier run, not graded again
+    graded: int = 0
+    full: int = 0
+    ungradable: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    entries: list[Entry] = field(default_factory=list)  # what this run recorded
+
+    def add(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        if entry.status == "graded":
+            self.graded += 1
+            self.full += bool(entry.run and entry.run.full_marks)
+        elif entry.status == "ungradable":
+            self.ungradable += 1
+        else:
+            self.errors += 1
+
+
+@dataclass(frozen=True)
+class Job:
+    student: Student
+    sha256: str
+    seed: int
+
+
+def exercise_set(ids: Sequence[str]) -> str:
+    """The gradebook's name for what was graded: the exercise ids, in catalogue order."""
+    return ",".join(ids)
+
+
+def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], force: bool,
+            seed: int | None) -> tuple[list[Job], int]:
+    """The students to grade now, and how many already have a final result for these exact files."""
+    jobs, already = [], 0
+    for student in students:
+        sha = fingerprint(student.files)
+        if not force and book.done(student.name, exercise_set(ids), sha, __version__):
+            already += 1
+            continue
+        jobs.append(Job(student, sha, _seed(seed, student.name)))
+    return jobs, already
+
+
+def _seed(seed: int | None, student: str) -> int:
+    """Fresh hidden inputs every run; with --seed, the same inputs again for each student."""
+    if seed is None:
+        return secrets.randbelow(2**31)
+    return int.from_bytes(hashlib.sha256(f"{seed}/{student}".encode()).digest()[:4], "big") >> 1
+
+
+class Worker:
+    """One judge process (grader.batch_worker) and the job it is grading."""
+
+    def __init__(self, ids: Sequence[str], log: TextIO) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "grader.batch_worker", ",".join(ids)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=python_env(),
+            start_new_session=True,  # its zygote and sandboxes go with it when it is killed
+        )
+        self.buffer = b""
+        self.job: Job | None = None
+        self.deadline = 0.0
+
+    def send(self, job: Job, request: dict[str, Any], budget: float) -> None:
+        self.job = job
+        self.deadline = time.monotonic() + budget + WORKER_GRACE_S
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(request, ensure_ascii=False) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def read(self) -> list[dict[str, Any]] | None:
+        """The answers that arrived; None once the worker is gone."""
+        assert self.proc.stdout is not None
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        if not chunk:
+            return None
+        self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line]
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+    def close(self) -> None:
+        """End of input: the worker finishes and exits; kill it if it does not."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, workers: int, timeout: float,
+        lang: str, on_result: Callable[[Entry], None]) -> None:
+    """Grade every job on up to `workers` workers, recording each result as it arrives."""
+    queue = list(reversed(jobs))
+    selector = selectors.DefaultSelector()
+    log = open(outdir / "workers.log", "a", encoding="utf-8")
+    pool: list[Worker] = []
+
+    def start() -> None:
+        worker = Worker(ids, log)
+        pool.append(worker)
+        assert worker.proc.stdout is not None
+        selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
+        feed(worker)
+
+    def feed(worker: Worker) -> None:
+        if not queue:
+            return
+        job = queue.pop()
+        request = {"student": job.student.name, "files": [str(f) for f in job.student.files], "seed": job.seed,
+                   "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.name))}
+        try:
+            worker.send(job, request, timeout)
+        except OSError:  # it died between jobs; its read() reports that
+            pass
+
+    def lose(worker: Worker, how: str) -> None:
+        selector.unregister(worker.proc.stdout)
+        pool.remove(worker)
+        worker.kill()
+        if worker.job is not None:
+            on_result(_record(book, worker.job, ids, {"status": "error", "problem": {
+                "key": "batch.worker_lost", "args": {"how": how}}}))
+        if queue:
+            start()
+
+    try:
+        for _ in range(min(workers, len(jobs))):
+            start()
+        while pool:
+            now = time.monotonic()
+            for worker in [w for w in pool if w.job is not None and w.deadline < now]:
+                lose(worker, f"no answer after {timeout + WORKER_GRACE_S:.0f} s")
+            events = selector.select(timeout=1.0)
+            for key, _ in events:
+                worker = key.data
+                answers = worker.read()
+                if answers is None:
+                    lose(worker, f"exit status {worker.proc.wait()}")
+                    continue
+                for answer in answers:
+                    if worker.job is not None:
+                        on_result(_record(book, worker.job, ids, answer))
+                        worker.job = None
+                if worker.job is None:
+                    if queue:
+                        feed(worker)
+                    else:
+                        selector.unregister(worker.proc.stdout)
+                        pool.remove(worker)
+                        worker.close()
+    finally:
+        for worker in pool:
+            worker.kill()
+        selector.close()
+        log.close()
+
+
+def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any]) -> Entry:
+    problem = answer.get("problem")
+    return book.record(Entry(
+        student=job.student.name,
+        exercise_set=exercise_set(ids),
+        sha256=job.sha256,
+        grader_version=__version__,
+        status=answer["status"],
+        files=tuple(f.name for f in job.student.files),
+        run=from_json(answer["result"]) if answer.get("result") else None,
+        problem=Msg(problem["key"], problem.get("args", {})) if problem else None,
+    ))
+
+
+def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool) -> Path:
+    """Write the class's outputs from gradebook entries alone: grades.csv, results.jsonl, index.html and
+    any feedback page that is missing (every page, with rewrite_pages). Returns the index page."""
+    from grader.render import classbook, html
+
+    for entry in entries:
+        page = outdir / page_name(entry.student)
+        if entry.run is not None and (rewrite_pages or not page.exists()):
+            write_atomic(page, html.render(entry.run))
+    write_atomic(outdir / "grades.csv", classbook.grades_csv(entries))
+    write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries))
+    write_atomic(outdir / "index.html", classbook.index_html(entries, lang))
+    return outdir / "index.html"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """A reader (or a run killed mid-write) sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)

@@ -1,0 +1,249 @@
+"""The class views of a gradebook: the grades spreadsheet, every result as a JSON line, the overview page.
+
+Each reads the gradebook's entries (the current result per student) and nothing else, so an instructor
+can rewrite all three from the gradebook without grading again. The overview page is built like the
+feedback page (grader.render.html), from its environment and partials: one file, inline CSS and SVG, no
+script, nothing fetched, every sentence in every language, everything a student chose (a name, a file
+name) autoescaped and cleaned.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from grader import catalogue
+from grader.catalogue import Msg
+from grader.gradebook import Entry, page_name
+from grader.render import html
+from grader.results import CheckResult, ExerciseResult, RunResult, to_json
+
+# A spreadsheet reads a cell starting with one of these as a formula, and students choose the file
+# names that become the student column.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+BINS = 10  # the histogram's bins, each ten points of percent wide; the last one holds 100
+BAR_PX, GAP_PX, PLOT_PX = 44, 8, 140  # a bar's width, the space between bars, the tallest bar
+LEFT_PX, TOP_PX, BOTTOM_PX = 44, 20, 44  # room for the y axis, the top bar's count, the bin labels and x axis
+
+
+# -- the spreadsheet and the JSON lines ----------------------------------------------------------------
+def grades_csv(entries: Sequence[Entry]) -> str:
+    """One row per student: the score of each exercise, the total, the maximum and the status."""
+    ids = exercise_ids(entries)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([inert(cell) for cell in ("student", *ids, "total", "max_score", "status")])
+    for entry in entries:
+        scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
+        row = (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score),
+               decimal(entry.max_score), entry.status)
+        writer.writerow([inert(cell) for cell in row])
+    return out.getvalue()
+
+
+def results_jsonl(entries: Sequence[Entry]) -> str:
+    """Every entry in full, one JSON object a line, for tools that want more than the spreadsheet."""
+    return "".join(json.dumps(_result_line(entry), ensure_ascii=False) + "\n" for entry in entries)
+
+
+def _result_line(entry: Entry) -> dict[str, Any]:
+    return {
+        "student": entry.student,
+        "exercise_set": entry.exercise_set,
+        "status": entry.status,
+        "score": entry.score,
+        "max_score": entry.max_score,
+        "sha256": entry.sha256,
+        "grader_version": entry.grader_version,
+        "files": list(entry.files),
+        "graded_at": entry.graded_at,
+        "page": page_name(entry.student),
+        "problem": {"key": entry.problem.key, "args": entry.problem.args,
+                    "messages": problem_messages(entry.problem)} if entry.problem else None,
+        "result": to_json(entry.run) if entry.run else None,
+    }
+
+
+def inert(cell: str) -> str:
+    """The cell as text a spreadsheet shows rather than runs."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
+def decimal(value: float) -> str:
+    """A score as people write it: 10, 7.5."""
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def exercise_ids(entries: Sequence[Entry]) -> list[str]:
+    """Every exercise graded in the class, in the order the runs list them."""
+    ids = {e.id: None for entry in entries if entry.run for e in entry.run.exercises}
+    return list(ids)
+
+
+def problem_messages(problem: Msg) -> dict[str, str]:
+    """Why a submission has no run, in every language. A gradebook can outlive the grader that wrote it
+    (a merged shard, an older version), so a reason this catalogue lacks is still shown, by its key."""
+    if catalogue.has(problem.key):
+        return catalogue.every_lang(lambda lang: catalogue.text(problem.key, lang, **problem.args))
+    args = json.dumps(problem.args, ensure_ascii=False)
+    return catalogue.every_lang(lambda lang: catalogue.text("index.problem_unlisted", lang, why=problem.key,
+                                                            args=args))
+
+
+# -- what the overview page shows ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Summary:
+    students: int
+    graded: int
+    full_marks: int
+    ungradable: int
+    errors: int
+    mean: float | None  # percent, over the graded
+    median: float | None
+    exercise_sets: str
+    versions: str
+
+
+@dataclass(frozen=True)
+class Bar:
+    low: int  # percent
+    high: int
+    count: int
+    x: float
+    y: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Histogram:
+    bars: tuple[Bar, ...]
+    bar_width: float
+    width: float
+    height: float
+    top: float  # where the plot starts and ends, in SVG units
+    bottom: float
+    left: float
+    right: float
+    tallest: int
+
+
+@dataclass
+class CheckRate:
+    """How the class did on one check: the students it was not skipped for, and who passed."""
+
+    exercise: str
+    check: str
+    title: str
+    titles: dict[str, str]
+    passed: int = 0
+    attempted: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.attempted if self.attempted else None
+
+
+@dataclass(frozen=True)
+class RosterRow:
+    entry: Entry
+    href: str  # the student's page, or where the page says why there is none
+    percent: float | None
+    failure: tuple[ExerciseResult, CheckResult] | None
+
+
+def index_html(entries: Sequence[Entry], lang: str) -> str:
+    """The class overview, OUTDIR/index.html, opened in `lang` and switchable to every other language."""
+    problems = [entry for entry in entries if entry.status != "graded" or entry.run is None]
+    anchors = {id(entry): f"#problem-{n}" for n, entry in enumerate(problems, 1)}
+    roster = [RosterRow(entry, page_name(entry.student) if entry.run else anchors[id(entry)], percent(entry),
+                        first_failure(entry.run) if entry.run else None) for entry in entries]
+    return html.ENV.get_template("index.html.j2").render(
+        lang=lang, t=lambda key, **args: catalogue.text(key, lang, **args),
+        summary=summarise(entries), histogram=histogram(entries), rates=check_rates(entries),
+        problems=problems, roster=roster, problem_messages=problem_messages, pct=shown_percent,
+    )
+
+
+def graded_runs(entries: Sequence[Entry]) -> list[RunResult]:
+    return [entry.run for entry in entries if entry.status == "graded" and entry.run]
+
+
+def percent(entry: Entry) -> float | None:
+    """The score as percent of the maximum; a run worth nothing (every check skipped) lost nothing."""
+    if entry.status != "graded" or entry.run is None:
+        return None
+    return 100 * entry.score / entry.max_score if entry.max_score else 100.0
+
+
+def shown_percent(value: float | None) -> str:
+    return "—" if value is None else f"{round(value, 1):g}%"
+
+
+def summarise(entries: Sequence[Entry]) -> Summary:
+    scores = [p for p in map(percent, entries) if p is not None]
+    return Summary(
+        students=len(entries),
+        graded=len(scores),
+        full_marks=sum(run.full_marks for run in graded_runs(entries)),
+        ungradable=sum(entry.status == "ungradable" for entry in entries),
+        errors=sum(entry.status == "error" for entry in entries),
+        mean=statistics.fmean(scores) if scores else None,
+        median=statistics.median(scores) if scores else None,
+        exercise_sets=", ".join(dict.fromkeys(entry.exercise_set for entry in entries)),
+        versions=", ".join(dict.fromkeys(entry.grader_version for entry in entries)),
+    )
+
+
+def score_bin(value: float) -> int:
+    """0-10 is bin 0, ..., 90-100 (100 included) is bin 9; a bin's lower edge belongs to it, so 70 % is
+    in 70-80, even when float arithmetic makes it 69.99999999999999."""
+    return min(BINS - 1, math.floor(value / (100 / BINS) + 1e-9))
+
+
+def histogram(entries: Sequence[Entry]) -> Histogram:
+    counts = [0] * BINS
+    for value in map(percent, entries):
+        if value is not None:
+            counts[score_bin(value)] += 1
+    tallest = max(max(counts), 1)
+    width = 100 // BINS
+    bars = []
+    for n, count in enumerate(counts):
+        height = PLOT_PX * count / tallest
+        bars.append(Bar(low=n * width, high=(n + 1) * width, count=count, x=LEFT_PX + GAP_PX + n * (BAR_PX + GAP_PX),
+                        y=TOP_PX + PLOT_PX - height, height=height))
+    right = LEFT_PX + GAP_PX + BINS * (BAR_PX + GAP_PX)
+    return Histogram(bars=tuple(bars), bar_width=BAR_PX, width=right + GAP_PX, height=TOP_PX + PLOT_PX + BOTTOM_PX,
+                     top=TOP_PX, bottom=TOP_PX + PLOT_PX, left=LEFT_PX, right=right, tallest=max(counts))
+
+
+def check_rates(entries: Sequence[Entry]) -> list[CheckRate]:
+    """Every check's pass rate, hardest first: what the class struggles with. A skipped check (no GPU)
+    and a grader error are not the student's attempt, so they count as neither passed nor attempted;
+    checks nobody attempted come last."""
+    rates: dict[tuple[str, str], CheckRate] = {}
+    check_order: dict[tuple[str, str], int] = {}
+    for run in graded_runs(entries):
+        for exercise in run.exercises:
+            for n, result in enumerate(exercise.checks):
+                key = (exercise.id, result.id)
+                rate = rates.setdefault(key, CheckRate(exercise.id, result.id, result.title, result.titles))
+                check_order.setdefault(key, n)
+                if result.status in ("passed", "failed"):
+                    rate.attempted += 1
+                    rate.passed += result.status == "passed"
+    exercise_order = {exercise: n for n, exercise in enumerate(exercise_ids(entries))}
+    return sorted(rates.values(), key=lambda r: (r.rate is None, r.rate or 0.0, exercise_order[r.exercise],
+                                                 check_order[r.exercise, r.check]))
+
+
+def first_failure(run: RunResult) -> tuple[ExerciseResult, CheckResult] | None:
+    """Where a student's feedback starts being worth reading: the first check that did not pass (a grader
+    error included, shown as ours), or None exactly when the run has full marks."""
+    return next(((exercise, result) for exercise in run.exercises for result in exercise.checks
+                 if result.status in ("failed", "error")), None)

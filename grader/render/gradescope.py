@@ -1,0 +1,120 @@
+"""Gradescope's results.json: one test per check, the run's summary as the submission's output.
+
+Gradescope reads /autograder/results/results.json after run_autograder ends (autograder
+specification, https://gradescope-autograders.readthedocs.io/en/latest/specs/). Everything here is
+plain text ("output_format": "text"), so nothing a submission prints or raises can become markup or
+a link on the student's results page; control characters and terminal escapes are removed as well.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from grader import __version__, catalogue
+from grader.catalogue import Msg
+from grader.render.text import cell_problem, clean
+from grader.results import CheckResult, ExerciseResult, RunResult
+
+TEXT = "text"
+VISIBLE = "visible"
+# The spec: "By default, anything printed to standard output is recorded and only shown to
+# instructors, for debugging purposes." Said explicitly: what a student reads is in "output".
+STDOUT_VISIBILITY = "hidden"
+
+
+def results(run: RunResult | None, problem: Msg | None, lang: str) -> dict[str, Any]:
+    """results.json for a graded run, or, when the submission could not be graded, a zero score
+    whose output says why (`problem`) and what to do, so the student never faces a bare error."""
+    if run is not None:
+        return _graded(run, problem, lang)
+    if problem is None:
+        raise ValueError("results() needs a run or the problem that prevented one")
+    return _ungradable(problem, lang)
+
+
+def _graded(run: RunResult, problem: Msg | None, lang: str) -> dict[str, Any]:
+    return {
+        "score": run.score,
+        "execution_time": round(run.duration_s),  # the spec's example is whole seconds
+        "output": _summary(run, problem, lang),
+        "output_format": TEXT,
+        "visibility": VISIBLE,
+        "stdout_visibility": STDOUT_VISIBILITY,
+        "tests": [_test(exercise, number, check, lang)
+                  for exercise in run.exercises for number, check in enumerate(exercise.checks, 1)],
+        "extra_data": {
+            "grader_version": run.grader_version,
+            "seed": run.seed,
+            "max_score": run.max_score,
+            "sha256": run.submission.sha256,
+            "protections": list(run.protections),
+        },
+    }
+
+
+def _ungradable(problem: Msg, lang: str) -> dict[str, Any]:
+    why = catalogue.text(problem.key, lang, **problem.args)
+    return {
+        "score": 0.0,
+        "output": clean(why) + "\n\n" + catalogue.text("gradescope.problem_hint", lang),
+        "output_format": TEXT,
+        "visibility": VISIBLE,
+        "stdout_visibility": STDOUT_VISIBILITY,
+        "tests": [],
+        "extra_data": {"grader_version": __version__, "problem": problem.key},
+    }
+
+
+def _test(exercise: ExerciseResult, number: int, check: CheckResult, lang: str) -> dict[str, Any]:
+    """One check as a test. A skipped check (no GPU) carries no status and is worth 0 of 0 points,
+    so it costs nothing; its output says it was skipped and why. A grader fault is a failed test whose message
+    says it is ours, so the instructor sees the lost points and can regrade."""
+    status = "passed" if check.status == "passed" else "failed"
+    return {
+        "score": check.score,
+        "max_score": check.max_score,
+        **({} if check.status == "skipped" else {"status": status}),
+        "name": catalogue.text("gradescope.test_name", lang, exercise=exercise.id,
+                               title=clean(_in(check.titles, check.title, lang))),
+        "name_format": TEXT,
+        "number": f"{exercise.id}.{number}",
+        "output": _check_output(check, lang),
+        "output_format": TEXT,
+        "tags": [exercise.id],
+        "visibility": VISIBLE,
+    }
+
+
+def _check_output(check: CheckResult, lang: str) -> str:
+    message = clean(_in(check.messages, check.message, lang))
+    if check.status == "skipped":
+        return catalogue.text("gradescope.skipped", lang, message=message)
+    return message
+
+
+def _summary(run: RunResult, problem: Msg | None, lang: str) -> str:
+    """The submission-wide output: the total and how to reproduce it, then anything the student
+    must act on (a grader fault, cells that did not run)."""
+    lines = []
+    if problem is not None:
+        lines.append(clean(catalogue.text(problem.key, lang, **problem.args)))
+    lines.append(catalogue.text("gradescope.summary", lang, score=run.score, max=run.max_score,
+                                seed=run.seed, version=run.grader_version))
+    if run.submission.files:
+        lines.append(catalogue.text("gradescope.files", lang,
+                                    files=", ".join(clean(name) for name in run.submission.files)))
+    lines.append(catalogue.text("gradescope.protections", lang,
+                                protections=", ".join(run.protections) or "-"))
+    faults = sum(c.status == "error" for e in run.exercises for c in e.checks)
+    if faults:
+        lines.append(catalogue.text("gradescope.grader_fault", lang, count=faults))
+    broken = [c for c in run.cells if c.status != "ok"]
+    if broken:
+        lines.append("")
+        lines.append(catalogue.text("gradescope.cells", lang))
+        lines += ["  " + clean(cell_problem(c.cell, c.status, c.error, lang)) for c in broken]
+    return "\n".join(lines)
+
+
+def _in(texts: dict[str, str], fallback: str, lang: str) -> str:
+    """A title or message in `lang`, from a result that may predate the every-language fields."""
+    return texts.get(lang) or fallback

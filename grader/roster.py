@@ -1,0 +1,346 @@
+"""Who handed in what: turn the SOURCE arguments of `grade batch` into students and their files.
+
+An LMS download is a folder or a zip holding per-student folders, per-student zips, or flat files
+whose names carry the student. Nothing here runs or parses a submission; it reads names and unpacks
+zips. A zip comes from students, so it is distrusted like their code: no entry may land outside the
+folder it is unpacked into, links are never created or followed, and the size is capped twice (what
+the zip declares, then what it actually yields) so a lying header cannot fill the disk.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import stat
+import tempfile
+import unicodedata
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import IO, Sequence
+
+from grader.catalogue import MessageError, Msg
+from grader.loading import GRADED_SUFFIXES
+
+# A class's download fits well within these; a zip beyond them is refused rather than unpacked.
+MAX_ZIP_ENTRIES = 20_000
+MAX_ZIP_BYTES = 1 << 30
+
+# Clutter that editors, macOS and Jupyter leave beside the work (hidden names are ignored too).
+IGNORED_NAMES = {"__MACOSX", "__pycache__", ".ipynb_checkpoints"}
+
+_UTF8_FLAG = 0x800
+_ENCRYPTED_FLAG = 0x1
+_CHUNK = 1 << 20
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*", re.ASCII)
+# What zipfile and zlib raise on a damaged archive or an entry they cannot decompress.
+_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError)
+
+
+class RosterError(MessageError):
+    """The run cannot start."""
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    files: tuple[Path, ...]  # every file handed in, sorted by file name (support files included)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something under a SOURCE that is not (part of) a submission, kept so the instructor sees why."""
+
+    path: str
+    reason: Msg
+
+
+def collect(
+    sources: Sequence[Path], workdir: Path, pattern: str | None = None
+) -> tuple[list[Student], list[Skipped]]:
+    """Students sorted by name, and what was left out; zips are unpacked under `workdir` (the caller's)."""
+    roster = _Roster(workdir, _compile(pattern))
+    for source in sources:
+        roster.add_source(source)
+    return roster.students(), roster.skipped
+
+
+def submission_files(folder: Path) -> tuple[Path, ...]:
+    """One student's folder (Gradescope's /autograder/submission), read as `collect` reads a student's
+    folder, so a submission grades the same on Gradescope as in a batch; empty when there is nothing."""
+    roster = _Roster(workdir=folder, pattern=None)
+    roster.hand_in(folder.name, roster.walk(folder))
+    return next((student.files for student in roster.students()), ())
+
+
+def parse_shard(spec: str) -> tuple[int, int]:
+    """`K/N` -> (K, N): this machine grades the K-th of N shards of the class."""
+    match = _SHARD.fullmatch(spec)
+    if match:
+        k, n = int(match[1]), int(match[2])
+        if 1 <= k <= n:
+            return k, n
+    raise RosterError("roster.bad_shard", spec=spec)
+
+
+def in_shard(student: str, shard: tuple[int, int]) -> bool:
+    """A hash rather than a position in the roster, so a student stays in the same shard on every machine
+    even when the machines' downloads differ by a late submission."""
+    k, n = shard
+    return int(hashlib.sha256(student.encode()).hexdigest(), 16) % n == k - 1
+
+
+@dataclass
+class _Roster:
+    """The students found so far, each with their files by file name (first one wins), and the skips."""
+
+    workdir: Path
+    pattern: re.Pattern[str] | None
+    skipped: list[Skipped] = field(default_factory=list)
+    handed_in: dict[str, dict[str, Path]] = field(default_factory=dict)
+    unpacked: dict[Path, str] = field(default_factory=dict)  # folder a zip went into -> how to show the zip
+
+    def add_source(self, source: Path) -> None:
+        if not source.exists():
+            raise RosterError("roster.missing", path=str(source))
+        if source.is_dir():
+            self.add_folder(source)
+        elif _is_zip(source):
+            self.add_folder(self.unpack(source))
+        elif source.suffix in GRADED_SUFFIXES or self.pattern:
+            self.add_entry(source)
+        else:
+            raise RosterError("roster.bad_source", path=str(source))
+
+    def add_folder(self, folder: Path) -> None:
+        """Each entry is one student's; a folder that only wraps another (as many zips do) is looked through."""
+        entries = _source_listing(folder)
+        if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+            entries = _source_listing(entries[0])
+        for entry in entries:
+            self.add_entry(entry)
+
+    def add_entry(self, entry: Path) -> None:
+        """A top-level file, folder or zip: one student's work, or part of it under --student-pattern."""
+        name = self.student_name(entry)
+        if entry.is_symlink():
+            self.skip(entry, "roster.symlink")
+        elif not entry.is_dir() and not (entry.is_file() and (self.pattern or _is_submission_file(entry))):
+            self.skip(entry, "roster.not_submission")
+        elif not name:
+            self.skip(entry, "roster.no_match", pattern=self.pattern.pattern if self.pattern else "")
+        elif entry.is_dir():
+            self.hand_in(name, self.walk(entry))
+        elif _is_zip(entry):
+            self.hand_in(name, self.unpack_student_zip(entry))
+        else:
+            self.hand_in(name, [entry])
+
+    def student_name(self, entry: Path) -> str:
+        """The folder's name or the file's stem, or what --student-pattern picks out of the name."""
+        if self.pattern is None:
+            name = entry.name if entry.is_dir() else entry.stem
+        else:
+            match = self.pattern.search(entry.name)
+            name = (_student_group(match) or "") if match else ""
+        return unicodedata.normalize("NFC", name.strip())  # macOS zips spell accents decomposed
+
+    def walk(self, folder: Path) -> list[Path]:
+        """Every regular file under `folder`, in path order; a stack, not recursion, as zips nest deep."""
+        files: list[Path] = []
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            try:
+                entries = _listing(current)
+            except OSError as exc:
+                self.skip(current, "roster.unreadable", error=exc.strerror or str(exc))
+                continue
+            for entry in entries:
+                if entry.is_symlink():
+                    self.skip(entry, "roster.symlink")
+                elif entry.is_dir():
+                    pending.append(entry)
+                elif entry.is_file():
+                    files.append(entry)
+        return sorted(files)
+
+    def unpack(self, archive: Path) -> Path:
+        """Unpack a zip into a fresh folder of the workdir; RosterError when it cannot be done safely."""
+        shown = self.shown(archive)
+        folder = Path(tempfile.mkdtemp(prefix="zip-", dir=self.workdir))
+        try:
+            self.skipped.extend(_extract(archive, folder, shown))
+        except RosterError:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        self.unpacked[folder] = shown
+        return folder
+
+    def unpack_student_zip(self, archive: Path) -> list[Path]:
+        """One student's damaged or oversized zip is their problem, not the class's: skip it, grade the rest."""
+        try:
+            return self.walk(self.unpack(archive))
+        except RosterError as exc:
+            self.skipped.append(Skipped(self.shown(archive), Msg(exc.key, exc.args_)))
+            return []
+
+    def hand_in(self, student: str, files: list[Path]) -> None:
+        """Files are copied side by side for grading, so a student can hold only one file of each name."""
+        if not files:
+            return
+        by_name = self.handed_in.setdefault(student, {})
+        for path in files:
+            kept = by_name.setdefault(path.name, path)
+            if kept != path:
+                self.skip(path, "roster.duplicate", student=student, kept=self.shown(kept))
+
+    def students(self) -> list[Student]:
+        return [
+            Student(name, tuple(sorted(files.values(), key=lambda p: p.name)))
+            for name, files in sorted(self.handed_in.items())
+        ]
+
+    def skip(self, path: Path, key: str, **args: str) -> None:
+        shown = self.shown(path)
+        self.skipped.append(Skipped(shown, Msg(key, {"path": shown, **args})))
+
+    def shown(self, path: Path) -> str:
+        """A path as the instructor knows it: inside an unpacked zip it is `the.zip:entry`, not a temp path."""
+        for folder, archive in self.unpacked.items():
+            if path.is_relative_to(folder):
+                return f"{archive}:{path.relative_to(folder).as_posix()}"
+        return str(path)
+
+
+def _compile(pattern: str | None) -> re.Pattern[str] | None:
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise RosterError("roster.bad_pattern", pattern=pattern, error=str(exc)) from None
+
+
+def _student_group(match: re.Match[str]) -> str | None:
+    """The group named `student`, else the first group, else the whole match."""
+    if "student" in match.re.groupindex:
+        return match["student"]
+    return match[1] if match.re.groups else match[0]
+
+
+def _listing(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if not _ignored(p.name))
+
+
+def _source_listing(folder: Path) -> list[Path]:
+    try:
+        return _listing(folder)
+    except OSError as exc:
+        raise RosterError("roster.unreadable", path=str(folder), error=exc.strerror or str(exc)) from None
+
+
+def _ignored(name: str) -> bool:
+    return name.startswith(".") or name in IGNORED_NAMES
+
+
+def _is_zip(path: Path) -> bool:
+    return path.suffix.lower() == ".zip"  # Windows tools write .ZIP
+
+
+def _is_submission_file(path: Path) -> bool:
+    return path.suffix in GRADED_SUFFIXES or _is_zip(path)
+
+
+# -- unpacking a zip safely -------------------------------------------------------------------------------
+@dataclass
+class _Allowance:
+    """Bytes a zip may still write; counted as they are written, whatever its headers claim."""
+
+    shown: str
+    left: int
+
+    def spend(self, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise _too_big(self.shown)
+
+
+def _extract(archive: Path, folder: Path, shown: str) -> list[Skipped]:
+    """Unpack the entries that are safe to unpack; the others come back as skips."""
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            entries = zf.infolist()
+            _check_declared(entries, shown)
+            allowance = _Allowance(shown, MAX_ZIP_BYTES)
+            skips = [_extract_entry(zf, entry, folder, shown, allowance) for entry in entries]
+    except _CORRUPT as exc:
+        raise RosterError("roster.bad_zip", path=shown, error=str(exc)) from None
+    except OSError as exc:
+        raise RosterError("roster.unreadable", path=shown, error=exc.strerror or str(exc)) from None
+    return [s for s in skips if s is not None]
+
+
+def _check_declared(entries: list[zipfile.ZipInfo], shown: str) -> None:
+    if len(entries) > MAX_ZIP_ENTRIES or sum(e.file_size for e in entries) > MAX_ZIP_BYTES:
+        raise _too_big(shown)
+
+
+def _too_big(shown: str) -> RosterError:
+    return RosterError("roster.zip_too_big", path=shown, entries=str(MAX_ZIP_ENTRIES),
+                       size=f"{MAX_ZIP_BYTES / (1 << 20):g} MiB")
+
+
+def _extract_entry(
+    zf: zipfile.ZipFile, entry: zipfile.ZipInfo, folder: Path, shown: str, allowance: _Allowance
+) -> Skipped | None:
+    name = _entry_name(entry)
+    where = f"{shown}:{name}"
+    if _escapes(name):
+        return Skipped(where, Msg("roster.unsafe_entry", {"path": where}))
+    if stat.S_ISLNK(entry.external_attr >> 16):
+        return Skipped(where, Msg("roster.symlink", {"path": where}))
+    if name.endswith("/"):
+        return None
+    if entry.flag_bits & _ENCRYPTED_FLAG:
+        return Skipped(where, Msg("roster.encrypted", {"path": where}))
+    target = folder.joinpath(*PurePosixPath(name).parts)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        out = target.open("xb")  # an entry may not overwrite an earlier one of the same name
+    except OSError as exc:
+        return Skipped(where, Msg("roster.unextractable", {"path": where, "error": exc.strerror or str(exc)}))
+    with out, zf.open(entry) as data:
+        _copy(data, out, allowance)
+    return None
+
+
+def _copy(data: IO[bytes], out: IO[bytes], allowance: _Allowance) -> None:
+    while chunk := data.read(_CHUNK):
+        allowance.spend(len(chunk))
+        out.write(chunk)
+
+
+def _escapes(name: str) -> bool:
+    """An absolute name (POSIX or Windows) or a `..` would write outside the folder: the zip-slip attack."""
+    return name.startswith("/") or bool(_DRIVE.match(name)) or ".." in PurePosixPath(name).parts
+
+
+def _entry_name(entry: zipfile.ZipInfo) -> str:
+    """The entry's name with `/` separators, recovered when a Windows tool stored it in a local code page."""
+    name = entry.filename if entry.flag_bits & _UTF8_FLAG else _recover(entry.filename)
+    return name.replace("\\", "/")
+
+
+def _recover(name: str) -> str:
+    """Without the UTF-8 flag zipfile reads a name as cp437, which garbles what Windows in China wrote
+    in GBK (and what some tools wrote in UTF-8 without setting the flag); undo that when the bytes allow."""
+    raw = name.encode("cp437")
+    for encoding in ("utf-8", "gbk"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return name
