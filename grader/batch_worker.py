@@ -25,11 +25,8 @@ def main(argv: Sequence[str]) -> None:
     die_with_parent()  # a batch killed with -9 leaves no judge behind
     hide_from_tracing()
     launcher = default_launcher()  # its `import torch` overlaps with ours
-    import torch
-
     from grader.exercise import discover
 
-    torch.set_num_threads(1)  # one core per worker: the batch runs as many workers as cores
     known = discover()
     exercises = [known[name] for name in argv[0].split(",")]
     try:

@@ -38,6 +38,7 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
     submission cannot be graded at all."""
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    torch.set_num_threads(1)  # as in the child: on small tensors a thread pool only spins
     submission = load(source) if isinstance(source, Path) else load_many(source)
     sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed)
     try:

@@ -231,6 +231,9 @@ def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> 
     sys.path.insert(0, scratch)
     random.seed(config["seed"])
     torch.manual_seed(config["seed"])
+    # The exercises' tensors are small: a second thread only spins, taking a core from the judge or from
+    # the other submissions of a batch (it halves the CPU a submission costs). Students may change it.
+    torch.set_num_threads(1)
     # Full float32 on GPUs, so the device check's tolerance means the same on every card.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

@@ -13,6 +13,7 @@ import platform
 import signal
 import struct
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
@@ -191,15 +192,18 @@ PROC = ("/proc/self", "/proc/thread-self", "/proc/cpuinfo", "/proc/meminfo", "/p
 
 def filesystem_rules(scratch: str, hidden: Iterable[str]) -> list[tuple[str, int]]:
     """Read the system and Python's import path (minus the hidden folders); write only the scratch dir."""
-    return ([(root, READ) for root in readable_roots(hidden)] + [(dev, DEVICE) for dev in DEVICES]
+    return ([(root, READ) for root in readable_roots(tuple(hidden))] + [(dev, DEVICE) for dev in DEVICES]
             + [(scratch, WRITE)])
 
 
-def readable_roots(hidden: Iterable[str]) -> list[str]:
+@lru_cache(maxsize=4)
+def readable_roots(hidden: tuple[str, ...]) -> tuple[str, ...]:
     """What a child may read: system directories and Python's import path, minus the hidden folders.
 
     Landlock grants whole subtrees, so a directory that contains a hidden folder (site-packages
-    holding solutions/, a checkout holding exercises/) is granted entry by entry instead.
+    holding solutions/, a checkout holding exercises/) is granted entry by entry instead. The walk
+    costs hundreds of system calls, so the zygote does it once and every child inherits the answer
+    (the scratch directory each child adds to its import path has its own rule).
     """
     hidden_paths = [Path(h).resolve() for h in hidden]
     roots = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/sys", *PROC,
@@ -208,7 +212,7 @@ def readable_roots(hidden: Iterable[str]) -> list[str]:
     granted: list[str] = []
     for root in dict.fromkeys(roots):
         _grant(Path(root), hidden_paths, granted)
-    return granted
+    return tuple(granted)
 
 
 def _grant(path: Path, hidden: list[Path], granted: list[str]) -> None:

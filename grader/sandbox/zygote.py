@@ -55,6 +55,7 @@ def serve(ctl: socket.socket, protections: list[str]) -> None:
 
 
 def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
+    confine.readable_roots(tuple(config["hidden"]))  # walked here once, inherited by every child
     pid = os.fork()
     if pid:
         os.close(fd)

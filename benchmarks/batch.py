@@ -1,0 +1,527 @@
+"""Grading a class with `grade batch`: submissions per second, memory per worker, and the Jupyter-kernel way.
+
+Generates N notebooks (correct answers and named bugs from tests/corpus/mutations.py), times the real
+`grade batch DIR -e SET -o OUT -j J` for each exercise set while sampling the memory of its process
+tree, then executes a few of the same notebooks in a Jupyter kernel with nbclient, as nbgrader and
+otter do. Targets: >= 20 submissions/s, >= 30x faster per submission than the kernel way, <= 1 GiB per
+worker. It only reports: it always exits 0.
+
+    python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask all] [--kernel-sample 5]
+                               [--seed 0] [--json PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.util
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = ROOT / "solutions" / "chapter3.py"
+BOOK_STYLE = ROOT / "tests" / "corpus" / "book_style.ipynb"
+MUTATIONS = ROOT / "tests" / "corpus" / "mutations.py"
+TARGET_RATE = 20.0  # submissions per second
+TARGET_SPEEDUP = 30.0  # kernel seconds per submission / batch seconds per submission
+TARGET_WORKER_BYTES = 1 << 30
+SAMPLE_EVERY_S = 0.05
+# Pss costs ~5 ms a read for a process that mapped torch (RSS: 0.02 ms): read it on every 20th sample
+# only, so that the sampler does not take the CPU it measures.
+PSS_EVERY = 20
+INSTALL_HINT = 'pip install ".[bench]"  (nbclient and ipykernel)'
+# The kernel warns on stderr that it talks over local TCP; that is noise in a report.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What a generated student handed in, so that the checks know which grades to expect."""
+
+    student: str
+    style: str  # "book" (tests/corpus/book_style.ipynb) or "module" (solutions/chapter3.py in cells)
+    bugs: tuple[str, ...]
+
+    @property
+    def correct(self) -> bool:
+        return not self.bugs
+
+
+# --- the class ------------------------------------------------------------------------------------
+
+def load_mutations() -> Any:
+    """tests/corpus is data, not a package: load the bug list from its file."""
+    spec = importlib.util.spec_from_file_location("mutations", MUTATIONS)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bug_families(mutations: Any) -> dict[str, list[tuple[str, str, str]]]:
+    """The bugs by the exercise they fail: a student's two bugs come from two exercises, whose edits
+    never overlap (every cross-family pair applies)."""
+    return {"3.1": mutations.SA_BUGS, "3.2": mutations.WRAPPER_BUGS, "3.3": mutations.GPT2_BUGS,
+            "mask": mutations.MASK_BUGS}
+
+
+def plan_class(n: int, correct_share: float, rng: random.Random,
+               families: dict[str, list[tuple[str, str, str]]]) -> list[tuple[Submission, list[tuple[str, str]]]]:
+    """Exactly round(n * share) correct answers, shuffled among the buggy ones (one or two bugs each)."""
+    n_correct = round(n * correct_share)
+    kinds = [True] * n_correct + [False] * (n - n_correct)
+    rng.shuffle(kinds)
+    plan = []
+    for i, correct in enumerate(kinds, start=1):
+        student = f"student_{i:03d}"
+        if correct:
+            plan.append((Submission(student, rng.choice(["book", "module"]), ()), []))
+            continue
+        picked = [rng.choice(families[f]) for f in rng.sample(sorted(families), rng.choice([1, 2]))]
+        edits = [(old, new) for _, old, new in picked]
+        plan.append((Submission(student, "module", tuple(bug for bug, _, _ in picked)), edits))
+    return plan
+
+
+def module_cells(source: str, cells: int = 4) -> list[str]:
+    """Cut a module at its top-level definitions into a few cells, as a student's notebook holds them."""
+    blocks: list[list[str]] = [[]]
+    for line in source.splitlines(keepends=True):
+        if line.startswith(("class ", "def ")) and blocks[-1]:
+            blocks.append([])
+        blocks[-1].append(line)
+    cuts = sorted({round(i * len(blocks) / cells) for i in range(cells + 1)})
+    return ["".join("".join(b) for b in blocks[start:end]).strip("\n") + "\n" for start, end in zip(cuts, cuts[1:])]
+
+
+def notebook_for(submission: Submission, edits: list[tuple[str, str]], mutations: Any) -> Any:
+    """A notebook that differs from every other one (a header naming the student), as real ones do."""
+    header = nbformat.v4.new_markdown_cell(f"# Chapter 3 exercises\n\n{submission.student}")
+    if submission.style == "book":
+        nb = nbformat.read(BOOK_STYLE, as_version=4)
+        nb.cells.insert(0, header)
+        return nb
+    source = SOLUTION.read_text(encoding="utf-8")
+    for old, new in edits:
+        source = mutations.apply(source, old, new)
+    cells = [header, *(nbformat.v4.new_code_cell(c) for c in module_cells(source))]
+    return nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+
+
+def generate_class(folder: Path, n: int, correct_share: float, seed: int) -> list[Submission]:
+    mutations = load_mutations()
+    plan = plan_class(n, correct_share, random.Random(seed), bug_families(mutations))
+    folder.mkdir(parents=True, exist_ok=True)
+    for submission, edits in plan:
+        nbformat.write(notebook_for(submission, edits, mutations), folder / f"{submission.student}.ipynb")
+    return [submission for submission, _ in plan]
+
+
+# --- memory of a process tree ---------------------------------------------------------------------
+
+def parents() -> dict[int, int]:
+    """pid -> ppid of every process. /proc/<pid>/task/*/children needs CONFIG_PROC_CHILDREN, which
+    some kernels (this Firecracker VM's) lack; /proc/<pid>/stat is always there and, read from the
+    outside, names processes inside PID namespaces by their outer pids."""
+    table = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # gone between the listing and the read
+            continue
+        table[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return table
+
+
+def descendants(root: int, table: dict[int, int]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid, ppid in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, stack = [], list(children.get(root, []))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def memory_kib(pid: int) -> tuple[int, int] | None:
+    """(VmRSS, VmHWM) in KiB; None for a process that is gone or a zombie (no Vm lines)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return None
+    values = {k: int(v.split()[0]) for k, _, v in (line.partition(":") for line in lines) if k in ("VmRSS", "VmHWM")}
+    return (values["VmRSS"], values["VmHWM"]) if len(values) == 2 else None
+
+
+def pss_kib(pid: int) -> int:
+    """Proportional set size: a page shared by k processes counts 1/k in each, so sums add up."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in lines if line.startswith("Pss:")), 0)
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
+@dataclass
+class Branch:
+    """One direct child of the batch process (a judge worker) and everything under it."""
+
+    label: str
+    peak_rss_kib: int = 0  # the largest sum of VmRSS over the branch seen in one sample
+    peak_hwm_kib: int = 0  # the largest sum of VmHWM over the processes alive in one sample
+    peak_pss_kib: int = 0  # the largest sum of Pss, every PSS_EVERY samples
+    most_processes: int = 0
+    processes_seen: set[int] = field(default_factory=set)
+
+
+@dataclass
+class TreeSampler:
+    """Samples the batch's process tree from a thread while it runs.
+
+    Sums of RSS count the pages a forked child shares with its zygote twice, so they overstate what
+    a worker costs the machine; they are the conservative figure the target is held to. The sum of
+    VmHWM over live processes also catches a child's peak that fell between two samples; the sum of
+    Pss is what the worker really costs, sampled more rarely."""
+
+    root: int
+    parent_rss_kib: int = 0
+    parent_hwm_kib: int = 0
+    tree_rss_kib: int = 0
+    samples: int = 0
+    branches: dict[int, Branch] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def sample(self) -> None:
+        table = parents()
+        own = memory_kib(self.root)
+        if own:
+            self.parent_rss_kib = max(self.parent_rss_kib, own[0])
+            self.parent_hwm_kib = max(self.parent_hwm_kib, own[1])
+        tree_rss = own[0] if own else 0
+        for top in (pid for pid, ppid in table.items() if ppid == self.root):
+            tree_rss += self._sample_branch(top, table)
+        self.tree_rss_kib = max(self.tree_rss_kib, tree_rss)
+        self.samples += 1
+
+    def _sample_branch(self, top: int, table: dict[int, int]) -> int:
+        branch = self.branches.setdefault(top, Branch(label=command_line(top)))
+        readings = {pid: memory_kib(pid) for pid in [top, *descendants(top, table)]}
+        live = {pid: m for pid, m in readings.items() if m}
+        rss = sum(m[0] for m in live.values())
+        branch.peak_rss_kib = max(branch.peak_rss_kib, rss)
+        branch.peak_hwm_kib = max(branch.peak_hwm_kib, sum(m[1] for m in live.values()))
+        if self.samples % PSS_EVERY == 0:
+            branch.peak_pss_kib = max(branch.peak_pss_kib, sum(pss_kib(pid) for pid in live))
+        branch.most_processes = max(branch.most_processes, len(live))
+        branch.processes_seen.update(live)
+        return rss
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(SAMPLE_EVERY_S)
+
+    def start(self) -> threading.Thread:
+        thread = threading.Thread(target=self.run, daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self, thread: threading.Thread) -> None:
+        self._stop.set()
+        thread.join()
+
+    def figures(self) -> dict[str, Any]:
+        branches = sorted(self.branches.values(), key=lambda b: -b.peak_rss_kib)
+        return {
+            "samples": self.samples,
+            "parent_peak_rss_bytes": self.parent_rss_kib * 1024,
+            "parent_peak_hwm_bytes": self.parent_hwm_kib * 1024,
+            "tree_peak_rss_bytes": self.tree_rss_kib * 1024,
+            "workers": [{"command": b.label[:160], "peak_rss_sum_bytes": b.peak_rss_kib * 1024,
+                         "peak_hwm_sum_bytes": b.peak_hwm_kib * 1024, "peak_pss_sum_bytes": b.peak_pss_kib * 1024,
+                         "most_processes": b.most_processes,
+                         "processes_seen": len(b.processes_seen)} for b in branches],
+        }
+
+
+# --- the batch ------------------------------------------------------------------------------------
+
+def grade_command() -> list[str]:
+    """The console script beside this interpreter, else `python -m grader` (a venv made only to hold
+    nbclient has no script of its own, and `grade` on PATH may be a pyenv shim: a bash process and a
+    helper around the batch, counted in its time and its tree)."""
+    script = Path(sys.executable).parent / "grade"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "grader"]
+
+
+def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str, Any]:
+    """One real `grade batch`, timed from spawn to exit, its process tree sampled all along.
+
+    Its CPU time (user + sys of every process it waited for, down to the sandboxes) is measured too:
+    unlike the wall time, it hardly moves when other work shares the machine."""
+    command = [*grade_command(), "batch", str(folder), "-e", exercise_set, "-o", str(out), "-j", str(jobs)]
+    log = out.with_name(out.name + ".log")
+    env = dict(os.environ, NO_COLOR="1")
+    with log.open("wb") as sink:
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        sampler = TreeSampler(process.pid)
+        thread = sampler.start()
+        code = process.wait()
+        wall = time.perf_counter() - started
+        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        sampler.stop(thread)
+    cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
+    return {"set": exercise_set, "command": command, "exit_code": code, "wall_s": round(wall, 3),
+            "cpu_s": round(cpu, 3),
+            "log_tail": log.read_text(encoding="utf-8", errors="replace")[-2000:], "memory": sampler.figures()}
+
+
+def read_grades(out: Path) -> dict[str, tuple[str, float, float]]:
+    """student -> (status, total, max_score) from grades.csv, the file an instructor takes away."""
+    path = out / "grades.csv"
+    if not path.exists():
+        return {}
+    with path.open(newline="", encoding="utf-8") as f:
+        return {row["student"]: (row["status"], float(row["total"] or 0), float(row["max_score"] or 0))
+                for row in csv.DictReader(f)}
+
+
+def submission_seconds(out: Path) -> list[float]:
+    """Each submission's own grading time as the batch recorded it, next to the batch's wall time."""
+    path = out / "results.jsonl"
+    if not path.exists():
+        return []
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [float(r["result"]["duration_s"]) for r in records if r.get("result")]
+
+
+def check_run(out: Path, submissions: list[Submission], exercise_set: str) -> dict[str, Any]:
+    """Was the run real: one row per student, every correct answer at full marks, and (for the whole
+    set) every bug costing points."""
+    grades = read_grades(out)
+
+    def full(student: str) -> bool:
+        status, total, most = grades.get(student, ("missing", 0.0, 1.0))
+        return status == "graded" and total == most
+
+    correct_short = [s.student for s in submissions if s.correct and not full(s.student)]
+    buggy_full = [s.student for s in submissions if not s.correct and exercise_set == "all" and full(s.student)]
+    return {"csv_rows": len(grades), "correct_not_full": correct_short, "buggy_at_full": buggy_full,
+            "ok": len(grades) == len(submissions) and not correct_short and not buggy_full}
+
+
+# --- the Jupyter-kernel way -----------------------------------------------------------------------
+
+def kernel_seconds(paths: list[Path]) -> list[float] | str:
+    """Each notebook run top to bottom in a fresh python3 kernel, errors allowed so that every cell
+    runs as in `grade`. This is a floor for nbgrader and otter, which then also run their test cells."""
+    try:
+        from nbclient import NotebookClient
+    except ImportError:
+        return f"nbclient is not installed: {INSTALL_HINT}"
+    times = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        with tempfile.TemporaryDirectory(prefix="grade-bench-kernel-") as cwd:
+            client = NotebookClient(nb, kernel_name="python3", timeout=600, allow_errors=True,
+                                    extra_arguments=QUIET_KERNEL, resources={"metadata": {"path": cwd}})
+            started = time.perf_counter()
+            try:
+                client.execute()
+            except Exception as exc:  # no kernel spec, kernel died: say so instead of a figure
+                return f"kernel run failed ({type(exc).__name__}: {exc}); try: {INSTALL_HINT}"
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def kernel_sample(folder: Path, submissions: list[Submission], k: int) -> list[Path]:
+    """Evenly spaced over the class, so the sample holds both styles and both correct and buggy answers."""
+    k = min(k, len(submissions))
+    return [folder / f"{submissions[i * len(submissions) // k].student}.ipynb" for i in range(k)]
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+def gib(n_bytes: float) -> str:
+    return f"{n_bytes / (1 << 30):.2f} GiB"
+
+
+def verdict(met: bool | None) -> str:
+    return "n/a " if met is None else ("PASS" if met else "MISS")
+
+
+def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int) -> dict[str, Any]:
+    """The targets per exercise set: what a class costs depends on what is graded (3.3 runs a 1024-token
+    GPT-2-sized forward per submission), so each set gets its own verdicts."""
+    kernel_mean = statistics.mean(kernel) if isinstance(kernel, list) and kernel else None
+    sets = []
+    for b in batches:
+        per_submission = b["wall_s"] / n
+        workers = b["memory"]["workers"]
+        rss = max((w["peak_rss_sum_bytes"] for w in workers), default=0)
+        pss = max((w["peak_pss_sum_bytes"] for w in workers), default=0)
+        speedup = kernel_mean / per_submission if kernel_mean else None
+        sets.append({
+            "set": b["set"],
+            "submissions_per_s": round(n / b["wall_s"], 2),
+            "batch_s_per_submission": round(per_submission, 4),
+            "speedup": round(speedup, 1) if speedup else None,
+            "worker_peak_rss_sum_bytes": rss,
+            "worker_peak_pss_sum_bytes": pss,
+            "targets": {
+                "submissions_per_s >= 20": n / b["wall_s"] >= TARGET_RATE,
+                "speedup >= 30": None if speedup is None else speedup >= TARGET_SPEEDUP,
+                "worker RSS sum <= 1 GiB": bool(rss) and rss <= TARGET_WORKER_BYTES,
+                "worker Pss sum <= 1 GiB": bool(pss) and pss <= TARGET_WORKER_BYTES,
+            },
+        })
+    return {"kernel_s_per_notebook": round(kernel_mean, 3) if kernel_mean else None, "sets": sets}
+
+
+def print_batches(batches: list[dict[str, Any]], n: int, cores: int) -> None:
+    print(f"{'set':<16}{'wall s':>8}{'subs/s':>8}{'CPU s/sub':>10}{'CPU-bound/s':>12}{'mean own s':>11}"
+          f"{'parent':>10}{'worker max':>11}  check")
+    for b in batches:
+        own = statistics.mean(b["own_s"]) if b["own_s"] else float("nan")
+        workers = b["memory"]["workers"]
+        check = "ok" if b["check"]["ok"] else f"FAILED {b['check']}"
+        cpu = b["cpu_s"] / n
+        print(f"{b['set']:<16}{b['wall_s']:>8.2f}{n / b['wall_s']:>8.2f}{cpu:>10.3f}{cores / cpu:>12.2f}{own:>11.3f}"
+              f"{gib(b['memory']['parent_peak_hwm_bytes']):>10}"
+              f"{gib(max((w['peak_rss_sum_bytes'] for w in workers), default=0)):>11}  {check}")
+        if b["exit_code"] not in (0, 1):
+            print(f"  exit code {b['exit_code']}; end of its output:\n{b['log_tail']}")
+    print("  (CPU s/sub: user + sys of the whole tree per submission; CPU-bound/s: the rate on that many"
+          f" idle cores ({cores}); mean own s: each submission's duration_s in results.jsonl;"
+          " parent: its VmHWM; worker max: the largest sampled sum of VmRSS over one worker's tree)")
+
+
+def print_memory(batch: dict[str, Any]) -> None:
+    memory = batch["memory"]
+    print(f"memory of `-e {batch['set']}` ({memory['samples']} samples every {SAMPLE_EVERY_S * 1000:.0f} ms):"
+          f" parent peak RSS {gib(memory['parent_peak_rss_bytes'])} (VmHWM {gib(memory['parent_peak_hwm_bytes'])}),"
+          f" whole tree peak RSS {gib(memory['tree_peak_rss_bytes'])}")
+    for w in memory["workers"]:
+        print(f"  worker tree: peak sum of RSS {gib(w['peak_rss_sum_bytes'])}, of VmHWM {gib(w['peak_hwm_sum_bytes'])},"
+              f" of Pss {gib(w['peak_pss_sum_bytes'])},"
+              f" up to {w['most_processes']} processes at once, {w['processes_seen']} seen: {w['command'][:90]}")
+
+
+def print_report(figures: dict[str, Any]) -> None:
+    n, s = figures["n"], figures["summary"]
+    print(f"{n} notebooks ({figures['n_correct']} correct), seed {figures['seed']}, -j {figures['jobs']},"
+          f" {figures['cpus']} CPUs, python {figures['python']}")
+    # Other work on the machine slows every figure down; the load average says how much there was.
+    load = figures["load_average"]
+    print(f"load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load['before'])};"
+          f" after {', '.join(f'{x:.1f}' for x in load['after'])}")
+    command = figures["batches"][0]["command"]
+    print(f"command: {' '.join(command[:command.index('batch') + 1])} DIR -e SET -o OUT -j {figures['jobs']}")
+    print_batches(figures["batches"], n, min(figures["jobs"], figures["cpus"] or 1))
+    for batch in figures["batches"]:
+        print_memory(batch)
+    kernel = figures["kernel"]
+    if isinstance(kernel["seconds"], list):
+        print(f"kernel way (nbclient, {len(kernel['seconds'])} notebooks, one kernel each, sequential):"
+              f" mean {s['kernel_s_per_notebook']} s/notebook ({', '.join(f'{t:.2f}' for t in kernel['seconds'])})")
+    else:
+        print(f"kernel way skipped: {kernel['seconds']}")
+    for each in s["sets"]:
+        print_verdicts(each, s["kernel_s_per_notebook"])
+
+
+def print_verdicts(each: dict[str, Any], kernel_s: float | None) -> None:
+    targets, name = each["targets"], f"-e {each['set']}:"
+    print(f"{verdict(targets['submissions_per_s >= 20'])}  {name} {each['submissions_per_s']} submissions/s"
+          f" (target >= {TARGET_RATE:g})")
+    if each["speedup"] is None:
+        print(f"{verdict(None)}  {name} the kernel way was not measured (target >= {TARGET_SPEEDUP:g}x)")
+    else:
+        print(f"{verdict(targets['speedup >= 30'])}  {name} {each['speedup']}x the kernel way per submission"
+              f" ({kernel_s} s vs {each['batch_s_per_submission']} s; target >= {TARGET_SPEEDUP:g}x)")
+    # RSS counts every page a fork shares once per process (torch's libraries sit in the worker, its
+    # zygote and each sandbox); Pss splits each shared page among its sharers, so the workers' Pss add up
+    # to the machine's memory. Both are shown.
+    print(f"{verdict(targets['worker RSS sum <= 1 GiB'])}  {name} {gib(each['worker_peak_rss_sum_bytes'])}"
+          " peak sum of RSS per worker (target <= 1 GiB)")
+    print(f"{verdict(targets['worker Pss sum <= 1 GiB'])}  {name} {gib(each['worker_peak_pss_sum_bytes'])}"
+          " peak sum of Pss per worker (target <= 1 GiB)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--submissions", type=int, default=200, help="notebooks to generate (default 200)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="judge workers, passed to grade batch -j (default: the CPU count)")
+    parser.add_argument("--sets", nargs="+", default=["3.1", "3.1,3.2,mask", "all"],
+                        help="exercise sets, one batch each (default: 3.1 3.1,3.2,mask all)")
+    parser.add_argument("--correct", type=float, default=0.5, help="share of correct answers (default 0.5)")
+    parser.add_argument("--kernel-sample", type=int, default=5,
+                        help="notebooks to execute with nbclient, 0 to skip (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the class's mix of answers (default 0)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
+    args = parser.parse_args(argv)
+    n = max(1, args.submissions)
+
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="grade-bench-batch-") as tmp:
+        folder = Path(tmp) / "class"
+        submissions = generate_class(folder, n, args.correct, args.seed)
+        batches = []
+        for i, exercise_set in enumerate(args.sets):
+            out = Path(tmp) / f"out{i}"
+            batch = run_batch(folder, exercise_set, out, args.jobs)
+            ran = batch["exit_code"] in (0, 1)  # 2: it could not run at all
+            batch["check"] = check_run(out, submissions, exercise_set) if ran else {"ok": False}
+            batch["own_s"] = submission_seconds(out)
+            batches.append(batch)
+        sample = kernel_sample(folder, submissions, args.kernel_sample) if args.kernel_sample > 0 else []
+        kernel = kernel_seconds(sample) if sample else "--kernel-sample 0"
+
+    figures = {
+        "n": n, "n_correct": sum(s.correct for s in submissions), "seed": args.seed, "jobs": args.jobs,
+        "cpus": os.cpu_count(), "python": sys.version.split()[0],
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "submissions": [{"student": s.student, "style": s.style, "bugs": list(s.bugs)} for s in submissions],
+        "batches": batches,
+        "kernel": {"notebooks": [p.name for p in sample], "seconds": kernel},
+        "summary": summarise(batches, kernel, n),
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    print_report(figures)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as exc:  # it reports, it doesn't judge
+        print(f"benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    sys.exit(0)
