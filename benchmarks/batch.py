@@ -6,7 +6,7 @@ tree, then executes a few of the same notebooks in a Jupyter kernel with nbclien
 otter do. Targets: >= 20 submissions/s, >= 30x faster per submission than the kernel way, <= 1 GiB per
 worker. It only reports: it always exits 0.
 
-    python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask all] [--kernel-sample 5]
+    python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask ch03] [--kernel-sample 5]
                                [--seed 0] [--json PATH]
 """
 from __future__ import annotations
@@ -331,7 +331,7 @@ def check_run(out: Path, submissions: list[Submission], exercise_set: str) -> di
         return status == "graded" and total == most
 
     correct_short = [s.student for s in submissions if s.correct and not full(s.student)]
-    buggy_full = [s.student for s in submissions if not s.correct and exercise_set == "all" and full(s.student)]
+    buggy_full = [s.student for s in submissions if not s.correct and exercise_set == "ch03" and full(s.student)]
     return {"csv_rows": len(grades), "correct_not_full": correct_short, "buggy_at_full": buggy_full,
             "ok": len(grades) == len(submissions) and not correct_short and not buggy_full}
 
@@ -479,8 +479,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--submissions", type=int, default=200, help="notebooks to generate (default 200)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="judge workers, passed to grade batch -j (default: the CPU count)")
-    parser.add_argument("--sets", nargs="+", default=["3.1", "3.1,3.2,mask", "all"],
-                        help="exercise sets, one batch each (default: 3.1 3.1,3.2,mask all)")
+    parser.add_argument("--sets", nargs="+", default=["3.1", "3.1,3.2,mask", "ch03"],
+                        help="exercise sets, one batch each (default: 3.1 3.1,3.2,mask ch03)")
     parser.add_argument("--correct", type=float, default=0.5, help="share of correct answers (default 0.5)")
     parser.add_argument("--kernel-sample", type=int, default=5,
                         help="notebooks to execute with nbclient, 0 to skip (default 5)")

@@ -90,9 +90,9 @@ def _seed(seed: int | None, student: str) -> int:
 class Worker:
     """One judge process (grader.batch_worker) and the job it is grading."""
 
-    def __init__(self, ids: Sequence[str], log: TextIO) -> None:
+    def __init__(self, ids: Sequence[str], folders: Sequence[Path], log: TextIO) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.batch_worker", ",".join(ids)],
+            [sys.executable, "-m", "grader.batch_worker", ",".join(ids), *map(str, folders)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=python_env(),
             start_new_session=True,  # its zygote and sandboxes go with it when it is killed
         )
@@ -139,15 +139,16 @@ class Worker:
 
 
 def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, workers: int, timeout: float,
-        lang: str, on_result: Callable[[Entry], None]) -> None:
-    """Grade every job on up to `workers` workers, recording each result as it arrives."""
+        lang: str, on_result: Callable[[Entry], None], folders: Sequence[Path] = ()) -> None:
+    """Grade every job on up to `workers` workers, recording each result as it arrives; `folders` are
+    the instructor's exercise folders the workers load beside the package's."""
     queue = list(reversed(jobs))
     selector = selectors.DefaultSelector()
     log = open(outdir / "workers.log", "a", encoding="utf-8")
     pool: list[Worker] = []
 
     def start() -> None:
-        worker = Worker(ids, log)
+        worker = Worker(ids, [f.resolve() for f in folders], log)
         pool.append(worker)
         assert worker.proc.stdout is not None
         selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)

@@ -1,4 +1,4 @@
-"""One judge of a batch: `python -m grader.batch_worker EXERCISE_IDS`, started by grader.batch.
+"""One judge of a batch: `python -m grader.batch_worker EXERCISE_IDS [FOLDER...]`, started by grader.batch.
 
 Why separate processes and not threads: the judge does real work per check (drawing inputs, running the
 reference, comparing), so N judges on N cores each need their own interpreter; each keeps its own warm
@@ -27,7 +27,7 @@ def main(argv: Sequence[str]) -> None:
     launcher = default_launcher()  # its `import torch` overlaps with ours
     from grader.exercise import discover
 
-    known = discover()
+    known = discover(folders=[Path(folder) for folder in argv[1:]])
     exercises = [known[name] for name in argv[0].split(",")]
     try:
         for line in sys.stdin:

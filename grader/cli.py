@@ -40,7 +40,10 @@ class GradeGroup(click.Group):
 
 @click.group(cls=GradeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="grader", message="%(prog)s %(version)s")
-def cli() -> None:
+@click.option("--exercises", "folders", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="Also load an instructor's exercises from DIR (repeatable).")
+@click.pass_context
+def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
     """Grade the PyTorch exercises of Build a Large Language Model (From Scratch).
 
     \b
@@ -50,10 +53,12 @@ def cli() -> None:
     grade export D              re-render a gradebook (csv, jsonl, gradescope, html)
     grade merge D SHARD...      combine the gradebooks of shards
     grade gradescope            grade inside Gradescope's autograder
+    grade ci [FILES]...         grade a course repository in CI ([tool.grader])
 
-    EXERCISE is an exercise id (see `grade list`), several joined by commas, or `all`.
-    Run `grade exercise --help` for the grading options.
+    EXERCISE is an exercise id (see `grade list`), a set (`ch03`, `gpt`), several joined by
+    commas, or `all`. Run `grade exercise --help` for the grading options.
     """
+    ctx.obj = {"folders": folders}
 
 
 @cli.command("list")
@@ -61,8 +66,9 @@ def cli() -> None:
 def list_command(lang: str | None) -> None:
     """Show the exercises with their titles and points."""
     lang = lang or catalogue.default_lang()
-    for exercise in _exercises().values():
-        click.echo(f"{exercise.id:<8} {exercise.points:>5g}  {catalogue.pick(exercise.title, lang)}")
+    for exercise in _exercises(lang).values():
+        click.echo(f"{exercise.id:<14} {exercise.group:<6} {exercise.points:>5g}  "
+                   f"{catalogue.pick(exercise.title, lang)}")
 
 
 @cli.command("exercise")
@@ -157,7 +163,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             interrupted = False
             try:
                 batch.run(book, jobs_to_do, ids, outdir, workers=jobs, timeout=timeout, lang=lang,
-                          on_result=recorded)
+                          on_result=recorded, folders=exercise_folders())
             except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
                 interrupted = True
             progress.finish()
@@ -279,6 +285,109 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
 
 
+@cli.command("ci")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
+              help="The configuration [default: grader.toml if present, else pyproject.toml].")
+@click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
+              help="Write JUnit XML here (one testcase per check).")
+@click.option("--pages", "pages_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Folder for the feedback page [default: the configuration's pages].")
+@click.option("--summary", "summary_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
+              help="Append the Markdown summary here [default: $GITHUB_STEP_SUMMARY when set].")
+@click.option("--annotations/--no-annotations", default=None,
+              help="Print GitHub Actions annotations [default: on when GITHUB_ACTIONS=true].")
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None,
+              help="Language of the outputs [default: the configuration's lang, else the locale].")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Reproduce a run's hidden inputs.")
+def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Path | None, pages_dir: Path | None,
+               summary_path: Path | None, annotations: bool | None, lang: str | None, seed: int | None) -> None:
+    """Grade a course repository as CI does: the files and exercises its [tool.grader] table names.
+
+    Every file the configuration's globs match is graded together as one submission; given FILES
+    (pre-commit passes the changed ones), only those of them that match are, and none is no error.
+    Exit 0 at or above the configuration's threshold, 1 below, 2 when it cannot grade.
+    """
+    from grader import ci
+    from grader.render.text import one_line
+
+    told = lang or catalogue.default_lang()
+    try:
+        config = ci.load_config(ci.find_config(config_path))
+    except ci.ConfigError as exc:
+        _fail(one_line(catalogue.text(exc.key, told, **exc.args_)))
+    lang = lang or config.lang or told
+    try:
+        sources = ci.select(config, files) if files else ci.matching(config)
+    except ci.ConfigError as exc:
+        _fail(one_line(catalogue.text(exc.key, lang, **exc.args_)))
+    if not sources:  # pre-commit: no changed file is an exercise file
+        click.echo(catalogue.text("ci.cmd.nothing_to_grade", lang, globs=one_line(", ".join(config.files))))
+        sys.exit(EXIT_FULL)
+
+    from grader.launcher import LaunchError, default_launcher
+    from grader.loading import LoadError
+    from grader.sandbox.confine import hide_from_tracing
+
+    runner = ci.withhold_runner_environment()  # the sandbox inherits the environment: not these
+    hide_from_tracing()  # the judge holds the expected values: no child may read its memory
+    launcher = default_launcher()  # before the judge's own `import torch`, so both load at once
+    try:
+        context = click.get_current_context().find_root()
+        context.obj["folders"] = (*context.obj["folders"], *config.exercise_folders)
+        selected = _select(config.exercises, lang)
+        from grader.judge import grade
+
+        run = grade(list(sources), selected, launcher, seed=secrets.randbelow(2**31) if seed is None else seed,
+                    lang=lang, timeout=config.timeout)
+    except LoadError as exc:
+        _fail(one_line(catalogue.text(exc.key, lang, **exc.args_)))
+    except LaunchError as exc:
+        _fail(one_line(catalogue.text("cli.sandbox_failed", lang, error=str(exc))))
+    finally:
+        launcher.close()
+
+    from grader.render import github, html, junit, terminal
+
+    passed = ci.passed(run.score, run.max_score, config.threshold)
+    page = (pages_dir or config.pages) / f"{Path(run.submission.path).stem}.html"
+    if summary_path is None and runner.get("GITHUB_STEP_SUMMARY"):
+        summary_path = Path(runner["GITHUB_STEP_SUMMARY"])
+    try:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html.render(run), encoding="utf-8")
+        if junit_path is not None:
+            junit_path.parent.mkdir(parents=True, exist_ok=True)
+            junit_path.write_text(junit.junit_xml(run, lang), encoding="utf-8")
+        if summary_path is not None:  # appended: every step of a job writes to the same file
+            with summary_path.open("a", encoding="utf-8") as out:
+                out.write(github.step_summary(run, config.threshold, passed, lang).rstrip("\n") + "\n")
+        if runner.get("GITHUB_OUTPUT"):
+            with open(runner["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
+                out.write(ci.github_outputs(run.score, run.max_score, config.threshold, page.parent))
+    except OSError as exc:
+        _fail(one_line(catalogue.text("cli.unwritable", lang, error=str(exc))))
+
+    report = terminal.render(run, page, color=_use_color(sys.stdout))
+    if annotations is None:
+        annotations = os.environ.get("GITHUB_ACTIONS") == "true"
+    if annotations:  # what the submission wrote can only reach the log between these two lines
+        stop, resume = github.stop_commands()
+        click.echo(f"{stop}\n{report}\n{resume}")
+        for line in github.annotations(run, lang, root=ci.annotation_root(config)):
+            click.echo(line)
+    else:
+        click.echo(report)
+    if junit_path is not None:
+        click.echo(catalogue.text("ci.cmd.junit_written", lang, path=one_line(junit_path)))
+    numbers = {"percent": ci.shown_percent(ci.percent(run.score, run.max_score)), "score": f"{run.score:g}",
+               "max_score": f"{run.max_score:g}", "threshold": ci.shown_percent(config.threshold)}
+    click.echo(catalogue.text("ci.cmd.passed" if passed else "ci.cmd.not_passed", lang, **numbers))
+    if run.grader_fault:
+        sys.exit(EXIT_CANNOT_GRADE)
+    sys.exit(EXIT_FULL if passed else EXIT_PARTIAL)
+
+
 def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | None, lang: str,
            timeout: float) -> Any:
     from grader.judge import grade
@@ -334,22 +443,34 @@ def _open(page: Path, lang: str) -> None:
 
 
 def _select(spec: str, lang: str) -> list[Any]:
-    exercises = _exercises()
-    if spec == "all":
-        return list(exercises.values())
-    chosen = []
+    """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas, each once, in list order."""
+    exercises = _exercises(lang)
+    groups = {exercise.group for exercise in exercises.values()}
+    chosen: dict[str, Any] = {}
     for name in spec.split(","):
-        if name not in exercises:
-            choices = ", ".join([*exercises, "all"])
+        if name == "all" or name in groups:
+            chosen.update((k, e) for k, e in exercises.items() if name in ("all", e.group))
+        elif name in exercises:
+            chosen[name] = exercises[name]
+        else:
+            choices = ", ".join([*exercises, *sorted(groups), "all"])
             _fail(catalogue.text("cli.unknown_exercise", lang, name=name, choices=choices))
-        chosen.append(exercises[name])
-    return chosen
+    return sorted(chosen.values(), key=list(exercises.values()).index)
 
 
-def _exercises() -> dict[str, Any]:
-    from grader.exercise import discover
+def _exercises(lang: str) -> dict[str, Any]:
+    """The package's exercises and those of every `--exercises DIR`."""
+    from grader.exercise import ExerciseFolderError, discover
 
-    return discover()
+    try:
+        return discover(folders=exercise_folders())
+    except ExerciseFolderError as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
+
+
+def exercise_folders() -> tuple[Path, ...]:
+    context = click.get_current_context(silent=True)
+    return tuple(context.find_root().obj["folders"]) if context and context.find_root().obj else ()
 
 
 def _use_color(stream: Any) -> bool:

@@ -6,17 +6,20 @@ a verdict from the child: it asks the sandbox for values and compares them here,
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
 from grader import catalogue
-from grader.catalogue import Texts
+from grader.catalogue import MessageError, Texts
 from grader.results import Status
-from grader.session import Sandbox
+from grader.session import Sandbox, hide
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ class Exercise:
     messages: dict[str, Texts] = field(default_factory=dict)
     order: float = 100.0  # where `grade list` and `all` put it; ties go by id
     checks: list[Check] = field(default_factory=list)
+    group: str = "ch03"  # the set `grade GROUP FILE` grades (`ch03`, `gpt`)
+    # Files the submission expects beside it (a lecture's input.txt), copied into the scratch directory
+    # before its cells run; a file of the same name that the student handed in takes their place.
+    data: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
@@ -99,15 +106,62 @@ class Exercise:
         return local if catalogue.has(local) else key
 
 
-def discover(package: str = "exercises") -> dict[str, Exercise]:
-    """Every module of the package that defines EXERCISE, by id; modules starting with _ are helpers."""
+def discover(package: str = "exercises", folders: Sequence[Path] = ()) -> dict[str, Exercise]:
+    """Every module of the package that defines EXERCISE, then every file of each instructor's folder
+    that does, by id; modules and files starting with _ are helpers. A folder's files are the judge's
+    secrets like the package's: no sandbox may read them."""
     found: dict[str, Exercise] = {}
     pkg = importlib.import_module(package)
     for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{package}.{info.name}")
-        exercise = getattr(module, "EXERCISE", None)
-        if isinstance(exercise, Exercise):
-            found[exercise.id] = exercise
+        if not info.name.startswith("_"):
+            _register(importlib.import_module(f"{package}.{info.name}"), found)
+    for folder in folders:
+        for module in _load_folder(Path(folder)):
+            _register(module, found, replace=False)
     return dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+
+
+def _register(module: ModuleType, found: dict[str, Exercise], replace: bool = True) -> None:
+    exercise = getattr(module, "EXERCISE", None)
+    if isinstance(exercise, Exercise):
+        if not replace and exercise.id in found:  # an instructor's file may not silently replace another's
+            raise ExerciseFolderError("cli.duplicate_exercise", id=exercise.id, path=str(module.__file__))
+        found[exercise.id] = exercise
+
+
+def _load_folder(folder: Path) -> list[ModuleType]:
+    """Import each exercise file of an instructor's folder under a name of its own (two folders may
+    both hold `week1.py`); the folder is on the import path while they load, for their helpers."""
+    if not folder.is_dir():
+        raise ExerciseFolderError("cli.no_exercise_folder", path=str(folder))
+    root = folder.resolve()
+    hide(str(root))
+    prefix = f"grader_exercises_{abs(hash(str(root))):x}"
+    modules = []
+    before = set(sys.modules)
+    sys.path.insert(0, str(root))
+    try:
+        for path in sorted(root.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            spec = importlib.util.spec_from_file_location(f"{prefix}.{path.stem}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:  # the instructor's file: say which and why, in one line
+                raise ExerciseFolderError("cli.bad_exercise_file", path=str(path),
+                                          error=f"{type(exc).__name__}: {exc}") from None
+            modules.append(module)
+    finally:
+        sys.path.remove(str(root))
+        # Its helpers (`import _helpers`) leave with it, so another folder's helper of that name loads.
+        for name in set(sys.modules) - before:
+            if Path(getattr(sys.modules[name], "__file__", None) or "/").parent == root:
+                del sys.modules[name]
+    return modules
+
+
+class ExerciseFolderError(MessageError):
+    """An instructor's exercise folder cannot be loaded."""

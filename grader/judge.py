@@ -40,7 +40,8 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     torch.set_num_threads(1)  # as in the child: on small tensors a thread pool only spins
     submission = load(source) if isinstance(source, Path) else load_many(source)
-    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed)
+    data = dict.fromkeys(path for exercise in exercises for path in exercise.data)
+    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed, data=list(data))
     try:
         try:
             sandbox.start()
@@ -103,6 +104,9 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
         outcome = Outcome("error", "check.grader_error", {"error": f"{type(exc).__name__}: {exc}"})
     points = check.points
     key = exercise.message_key(outcome.key)
+    if not catalogue.has(key):  # a check naming a message nobody wrote is the check's bug, not the student's
+        outcome = Outcome("error", "check.grader_error", {"error": f"no message {key!r}"})
+        key = outcome.key
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
     titles = catalogue.every_lang(lambda each: catalogue.pick(check.title, each))
     return CheckResult(

@@ -36,6 +36,9 @@ def python_env() -> dict[str, str]:
     env = dict(os.environ)
     root = str(Path(grader.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    # `python -m` would put the working directory first on the import path, where a course's own
+    # `exercises/` folder would take the place of the grader's package (Python 3.11+ honours this).
+    env["PYTHONSAFEPATH"] = "1"
     return env
 
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 
@@ -94,7 +94,8 @@ class _Child:
 
 class Sandbox:
     def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
-                 limits: Limits = Limits(), probe_timeout: float = 10.0, seed: int = 0) -> None:
+                 limits: Limits = Limits(), probe_timeout: float = 10.0, seed: int = 0,
+                 data: Sequence[Path] = ()) -> None:
         self.submission = submission
         self.seed = seed  # the child's own RNGs start here, so --seed reproduces the student's random init too
         self.launcher = launcher
@@ -104,7 +105,7 @@ class Sandbox:
         self.cell_timeout = max(5.0, budget_s / 2)
         self.deadline = time.monotonic() + budget_s
         self.scratch = Path(tempfile.mkdtemp(prefix="grader-"))
-        for path in submission.files:
+        for path in (*data, *submission.files):  # the student's own copy of a data file wins
             shutil.copy2(path, self.scratch / path.name)
         self.generation = 0
         self.protections: list[str] = []
@@ -337,13 +338,22 @@ def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None)
     return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line, cell.filename)
 
 
+_HIDDEN: list[str] = []  # instructors' exercise folders loaded in this process
+
+
+def hide(path: str) -> None:
+    """Add a folder to the judge's secrets (an instructor's exercises and their references)."""
+    if path not in _HIDDEN:
+        _HIDDEN.append(path)
+
+
 def hidden_paths() -> list[str]:
     """The judge's secrets on disk, which no child may read: references, checks, a checkout's tests."""
     import exercises
     import solutions
 
-    paths = [*solutions.__path__, *exercises.__path__]
-    tests = Path(paths[0]).parent / "tests"
+    paths = [*solutions.__path__, *exercises.__path__, *_HIDDEN]
+    tests = Path(solutions.__path__[0]).parent / "tests"
     return paths + [str(tests)] if tests.is_dir() else paths
 
 

@@ -42,19 +42,28 @@ def zygote_pid(launcher: ZygoteLauncher) -> int | None:
 
 @pytest.fixture
 def grade_file(launcher: ZygoteLauncher, tmp_path: Path) -> Grade:
-    """grade_file(path_or_source, exercises="all", suffix=".py", seed=0, timeout=60) -> RunResult."""
+    """grade_file(path_or_source, exercises="ch03", suffix=".py", seed=0, timeout=60) -> RunResult.
 
-    def run(submission: Path | str, exercises: str = "all", *, suffix: str = ".py", seed: int = 0,
+    `exercises` as on the command line: ids joined by commas, a set (`ch03`, `gpt`) or `all`."""
+
+    def run(submission: Path | str, exercises: str = "ch03", *, suffix: str = ".py", seed: int = 0,
             timeout: float = 60.0, name: str = "submission") -> RunResult:
         if isinstance(submission, str):
             path = tmp_path / f"{name}{suffix}"
             path.write_text(submission, encoding="utf-8")
         else:
             path = submission
-        chosen = list(EXERCISES.values()) if exercises == "all" else [EXERCISES[e] for e in exercises.split(",")]
-        return grade(path, chosen, launcher, seed=seed, timeout=timeout)
+        return grade(path, select(exercises), launcher, seed=seed, timeout=timeout)
 
     return run
+
+
+def select(spec: str) -> list:
+    """The exercises a spec names, in list order."""
+    names = spec.split(",")
+    chosen = [e for e in EXERCISES.values() if "all" in names or e.group in names or e.id in names]
+    assert chosen, f"no exercise is called {spec}"
+    return chosen
 
 
 def mutant(group: list[tuple[str, str, str]], bug: str) -> str:

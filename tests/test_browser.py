@@ -153,7 +153,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (work / "failing.py").write_text(mutant(mutations.MASK_BUGS, "inverted_mask"), encoding="utf-8")
     (work / "hostile.py").write_text(HOSTILE, encoding="utf-8")
-    runs = {"passing": ("all", SOLUTION, 0), "failing": ("all", work / "failing.py", 1),
+    runs = {"passing": ("ch03", SOLUTION, 0), "failing": ("ch03", work / "failing.py", 1),
             "hostile": ("mask", work / "hostile.py", 1)}
     written = {}
     for name, (exercises, submission, code) in runs.items():

@@ -259,7 +259,7 @@ def _notebook(*cells: str) -> str:
 def test_command_good_student_full_marks(tmp_path: Path) -> None:
     submission, results_dir = _dirs(tmp_path)
     shutil.copy(SOLUTION, submission / "chapter3.py")
-    _, data = _gradescope(submission, results_dir, "--lang", "en")
+    _, data = _gradescope(submission, results_dir, "-e", "ch03", "--lang", "en")
     assert data["tests"] and all(t.get("status", "passed") == "passed" for t in data["tests"])
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) == sum(t["score"] for t in data["tests"])
     assert data["output"].startswith(f"Total: {data['score']:g} / {data['score']:g} points")
@@ -318,7 +318,7 @@ def _autograder(tmp_path: Path, env: dict[str, str]) -> dict[str, Any]:
     return valid(json.loads((root / "results" / "results.json").read_text(encoding="utf-8")))
 
 
-def test_run_autograder_defaults_all_exercises_in_chinese(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_autograder_defaults_to_chapter_3_in_chinese(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GRADER_EXERCISES", raising=False)
     monkeypatch.delenv("GRADER_LANG", raising=False)
     data = _autograder(tmp_path, {})

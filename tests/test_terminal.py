@@ -125,3 +125,10 @@ def test_a_hostile_message_stays_on_one_line(lang: str) -> None:
     for line in lines:
         assert not line.lstrip().startswith("::"), line
         assert "::" not in line, line  # no workflow command can start anywhere
+
+
+def test_a_lone_surrogate_cannot_crash_the_report() -> None:
+    """JSON carries a lone surrogate from the child's error; UTF-8 cannot encode one."""
+    text = render(make_run("en", message="bad \ud800 byte"), None, color=False)
+    assert "bad \ufffd byte" in text
+    text.encode("utf-8")

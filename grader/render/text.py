@@ -11,11 +11,14 @@ STATUS_ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A lone surrogate survives JSON but cannot be encoded as UTF-8: printing it would crash the report.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def clean(value: object) -> str:
-    """Strip ANSI sequences and control characters (keeping newlines and tabs)."""
-    return _CONTROL.sub("", _ANSI.sub("", str(value)))
+    """Strip ANSI sequences and control characters (keeping newlines and tabs); a lone surrogate
+    becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", _ANSI.sub("", str(value))))
 
 
 def one_line(value: object) -> str:
