@@ -309,3 +309,15 @@ def _reference_module(cls: type, args: tuple[Any, ...]) -> torch.nn.Module:
     """Built once per shape: initialising GPT-2-sized weights and a 1024x1024 mask costs more than the
     forward itself, and every weight is overwritten by the state loaded before each use."""
     return cls(*args).eval()
+
+
+def one_token_changed(rng: torch.Generator, tokens: int, width: int) -> torch.Tensor:
+    """A fresh (1, tokens, width) input followed by `tokens` copies of it, copy j with token j redrawn:
+    in a causal module, output i of copy j must equal output i of the original for every j > i."""
+    x = torch.randn(1, tokens, width, generator=rng)
+    variants = [x]
+    for j in range(tokens):
+        changed = x.clone()
+        changed[0, j] = torch.randn(width, generator=rng)
+        variants.append(changed)
+    return torch.cat(variants)

@@ -22,6 +22,7 @@ from exercises._attention import (
     heads_state,
     map_heads,
     max_diff,
+    one_token_changed,
     random_roles,
     reference_output,
     sample,
@@ -309,14 +310,8 @@ def _classes(found: list[tuple[Target, Obj]]) -> str:
 def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
                ) -> tuple[list[list[int]], torch.Tensor]:
     """Who sees whom, measured: row i, column j is 1 when output i moves as token j is replaced."""
-    x = torch.randn(1, CONTEXT, target.d_in, generator=rng)
-    variants = [x]
-    for j in range(CONTEXT):
-        changed = x.clone()
-        changed[0, j] = torch.randn(target.d_in, generator=rng)
-        variants.append(changed)
     label = f"{target.name}.forward"
-    out = sb.forward(module, torch.cat(variants), label=label)
+    out = sb.forward(module, one_token_changed(rng, CONTEXT, target.d_in), label=label)
     if out.dim() != 3 or list(out.shape[:2]) != [CONTEXT + 1, CONTEXT]:
         raise BadReturn(label, f"shape {list(out.shape)} for an input of shape {[CONTEXT + 1, CONTEXT, target.d_in]}")
     base = out[0]

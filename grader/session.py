@@ -290,6 +290,16 @@ class Sandbox:
                             args=list(args), kwargs=kwargs)
         return self._obj(value, label)
 
+    def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:
+        """The submission's top-level values of these names (those it bound), now or as `cell` left them;
+        a value that could not be sent comes back as {"__unreadable__": why}. A claim to check, like
+        every answer."""
+        self._ensure_child()
+        value = self._probe("variables", "reading your variables", names=list(names), cell=cell)
+        if not isinstance(value, dict):
+            raise ProtocolViolation("variables", "not a mapping")
+        return value
+
     def call(self, target: Obj, *args: Any, method: str | None = None, label: str | None = None,
              timeout: float | None = None, device: str | None = None, **kwargs: Any) -> Any:
         label = label or f"{target.name}{'.' + method if method else ''}({_show_args(args, kwargs)})"

@@ -77,6 +77,11 @@ def encode(value: Any) -> bytes:
     return struct.pack("!I", len(header)) + header + b"".join(chunks)
 
 
+def header_size(message: bytes) -> int:
+    """The JSON header's length of an encoded message (what MAX_HEADER caps)."""
+    return int(struct.unpack("!I", message[:4])[0])
+
+
 def send(sock: socket.socket, value: Any, timeout: float | None = None) -> None:
     """Send one frame; with `timeout`, a peer that stops reading raises Deadline instead of blocking."""
     sock.settimeout(timeout)

@@ -45,6 +45,7 @@ class Child:
             "state": self.state,
             "describe": self.describe,
             "devices": self.devices,
+            "variables": self.variables,
         }
 
     def serve(self) -> None:
@@ -144,6 +145,24 @@ class Child:
             found[item["name"]] = getattr(module.get_submodule(owner) if owner else module, attr)
         return {n: t for n, t in found.items() if names is None or n in names}
 
+    def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:
+        """The top-level values bound to `names` (a lecture keeps its answers in plain variables), now or
+        as the given cell left them (a later cell may rebind `x`), each checked on its own: one that
+        cannot cross the boundary is reported as such, not as a failed read."""
+        bound = dict(self.namespace) if cell is None else {n: o for c, n, o in self.history if c == cell}
+        found: dict[str, Any] = {}
+        for name in names:
+            if name not in bound:
+                continue
+            value = self.export(bound[name])
+            try:
+                if wire.header_size(wire.encode(value)) > wire.MAX_HEADER // 4:  # room for the others
+                    raise ValueError("too large to send as plain data")
+            except (wire.WireError, TypeError, ValueError, OverflowError) as exc:
+                value = {"__unreadable__": _safe(str, exc)[:MAX_TEXT]}
+            found[name] = value
+        return found
+
     def describe(self, ref: int) -> dict[str, Any] | None:
         return inventory.describe(self.objects[ref], self.own_files)
 
@@ -168,6 +187,8 @@ class Child:
             return value
         if isinstance(value, nn.Module):
             return {"__ref__": self.register(value), "info": inventory.describe_module(value)}
+        if inventory.own_instance(value, self.own_files):
+            return {"__ref__": self.register(value), "info": inventory.describe(value, self.own_files)}
         if isinstance(value, (list, tuple)):
             return [self.export(v) for v in value]
         if isinstance(value, dict):

@@ -33,7 +33,18 @@ def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
             "params": _parameter_names(obj),
             "defined_here": obj.__code__.co_filename in own_files,
         }
+    if own_instance(obj, own_files):
+        return {"kind": "object", "class": type(obj).__name__, "defined_here": True}
     return None
+
+
+def own_instance(obj: Any, own_files: set[str]) -> bool:
+    """An object of a plain class (not an nn.Module) with a method the submission wrote: the lecture's
+    LayerNorm1d. The judge gets a handle on it, to call it and set its attributes."""
+    if isinstance(obj, (type, nn.Module, torch.Tensor)):
+        return False
+    return any(getattr(getattr(f, "__code__", None), "co_filename", None) in own_files
+               for f in vars(type(obj)).values())
 
 
 def describe_module(module: nn.Module) -> dict[str, Any]:

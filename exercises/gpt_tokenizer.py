@@ -1,0 +1,233 @@
+"""gpt.tokenizer: the lecture's character tokenizer, whose vocabulary is the sorted set of the text's characters.
+
+The vocabulary is compared with the one the judge builds from its own copy of input.txt; encode and
+decode are run on fresh strings drawn from that vocabulary, and their ids compared with the reference's.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from exercises import _text
+from exercises._attention import comparison, with_object
+from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.session import Obj, Sandbox, describe_value
+from solutions import gpt_data
+
+SHOWN = 24  # characters of a string quoted in a message
+
+EXERCISE = Exercise(
+    id="gpt.tokenizer",
+    title={"en": "A character-level tokenizer", "zh": "字符级分词器"},
+    statement={
+        "en": "Read input.txt into `text` and build the vocabulary `chars`, the sorted list of the distinct "
+              "characters of the text, with `vocab_size = len(chars)`. Write `encode(s)`, which turns a string "
+              "into the list of its characters' indices in `chars`, and `decode(ids)`, which turns such a "
+              "list back into the string, so that decode(encode(s)) == s.",
+        "zh": "把 input.txt 读入 text，构建词表 chars：文本中所有不同字符排序后的列表，并令 vocab_size = len(chars)。"
+              "编写 encode(s)：把字符串变为其中每个字符在 chars 中的索引列表；以及 decode(ids)：把这样的列表变回"
+              "字符串，使 decode(encode(s)) == s。",
+    },
+    reference=gpt_data,
+    order=200,
+    group="gpt",
+    data=(_text.TEXT_FILE,),
+    messages={
+        **_text.MESSAGES,
+        "not_found.vocab": {
+            "en": "no vocabulary: the lecture keeps it in `chars = sorted(list(set(text)))`.",
+            "zh": "没有词表：课程中用 chars = sorted(list(set(text))) 保存它。",
+        },
+        "not_found.tokenizer": {
+            "en": "no `encode` and `decode` functions (lambdas are fine: encode = lambda s: [stoi[c] for c in s]).",
+            "zh": "没有 encode 和 decode 函数（lambda 也可以：encode = lambda s: [stoi[c] for c in s]）。",
+        },
+        "vocab.ok": {
+            "en": "chars holds the {size} distinct characters of input.txt in sorted order.",
+            "zh": "chars 按排序保存了 input.txt 中的 {size} 个不同字符。",
+        },
+        "vocab.not_list": {
+            "en": "{name} is {got}, not a list of single characters: build it with sorted(list(set(text))).",
+            "zh": "{name} 是 {got}，不是由单个字符组成的列表：请用 sorted(list(set(text))) 构建。",
+        },
+        "vocab.not_sorted": {
+            "en": "{name} holds the right {size} characters, but not in sorted order: it starts {got!r}, sorted "
+                  "it starts {expected!r}. Sort them, chars = sorted(list(set(text))), so that every "
+                  "character's id is its place in the sorted vocabulary.",
+            "zh": "{name} 中的 {size} 个字符是对的，但没有排序：它以 {got!r} 开头，排序后应以 {expected!r} 开头。"
+                  "请排序：chars = sorted(list(set(text)))，这样每个字符的编号就是它在排好序的词表中的位置。",
+        },
+        "vocab.wrong_set": {
+            "en": "{name} has {got_size} characters, but input.txt has {size} distinct ones (missing: {missing}; "
+                  "not in the text: {extra}). Build it from the whole text: sorted(list(set(text))).",
+            "zh": "{name} 有 {got_size} 个字符，但 input.txt 中有 {size} 个不同字符（缺少：{missing}；文本中没有的："
+                  "{extra}）。请用整个文本构建：sorted(list(set(text)))。",
+        },
+        "vocab.size": {
+            "en": "vocab_size is {got}, but the vocabulary has {size} characters: set vocab_size = len(chars).",
+            "zh": "vocab_size 是 {got}，但词表有 {size} 个字符：请设置 vocab_size = len(chars)。",
+        },
+        "roundtrip.ok": {
+            "en": "decode(encode(s)) == s for {count} fresh strings drawn from the {size} characters of the vocabulary.",
+            "zh": "对从词表 {size} 个字符中随机抽取的 {count} 个新字符串，decode(encode(s)) == s 均成立。",
+        },
+        "roundtrip.mismatch": {
+            "en": "decode(encode(s)) is not s: at position {pos}, s has {want!r} but the round trip gives {got!r} "
+                  "(s starts {s!r}). encode and decode must use the same numbering: stoi and itos built from "
+                  "the same enumerate(chars).",
+            "zh": "decode(encode(s)) 不等于 s：在位置 {pos}，s 是 {want!r}，往返后却是 {got!r}（s 以 {s!r} 开头）。"
+                  "encode 与 decode 必须使用同一套编号：stoi 和 itos 都由同一个 enumerate(chars) 构建。",
+        },
+        "encode.type": {
+            "en": "encode({s!r}) returned {got}: it should return a list of integer ids, one per character.",
+            "zh": "encode({s!r}) 返回了 {got}：它应返回整数编号的列表，每个字符一个。",
+        },
+        "decode.type": {
+            "en": "decode returned {got}: it should return a string (''.join(...) of the characters).",
+            "zh": "decode 返回了 {got}：它应返回字符串（用 ''.join(...) 拼接字符）。",
+        },
+        "ids.ok": {
+            "en": "encode gives each character its index in the sorted vocabulary, and decode maps the indices back.",
+            "zh": "encode 给出每个字符在排好序的词表中的索引，decode 能把索引映射回字符。",
+        },
+        "ids.encode_wrong": {
+            "en": "encode({s!r}) gave {got}, but the characters' indices in the sorted vocabulary are {expected}: "
+                  "stoi should map chars[i] to i.",
+            "zh": "encode({s!r}) 得到 {got}，但这些字符在排好序的词表中的索引是 {expected}：stoi 应把 chars[i] 映射为 i。",
+        },
+        "ids.encode_shifted": {
+            "en": "encode is off by {shift:+d}: encode({s!r}) gave {got} instead of {expected}. Number the "
+                  "characters from 0: stoi = {{ch: i for i, ch in enumerate(chars)}}.",
+            "zh": "encode 偏移了 {shift:+d}：encode({s!r}) 得到 {got}，应为 {expected}。请从 0 开始编号："
+                  "stoi = {{ch: i for i, ch in enumerate(chars)}}。",
+        },
+        "ids.decode_wrong": {
+            "en": "decode({ids}) gave {got!r}, but with the sorted vocabulary those ids spell {expected!r}: "
+                  "itos should map i to chars[i].",
+            "zh": "decode({ids}) 得到 {got!r}，但按排好序的词表，这些编号应拼出 {expected!r}：itos 应把 i 映射为 chars[i]。",
+        },
+        "ids.decode_shifted": {
+            "en": "decode is off by one: decode({ids}) gave {got!r}, each character's neighbour {side} in the "
+                  "vocabulary, instead of {expected!r}. itos must map i to chars[i]: "
+                  "itos = {{i: ch for i, ch in enumerate(chars)}}.",
+            "zh": "decode 差了一位：decode({ids}) 得到 {got!r}，每个字符都变成了它在词表中的{side_zh}一个字符，应为 {expected!r}。"
+                  "itos 必须把 i 映射为 chars[i]：itos = {{i: ch for i, ch in enumerate(chars)}}。",
+        },
+    },
+)
+
+
+def short(s: str, n: int = SHOWN) -> str:
+    return s if len(s) <= n else s[:n] + "…"
+
+
+def tokenizer(sb: Sandbox) -> tuple[Obj, Obj]:
+    encode = _text.function_named(sb, "encode")
+    decode = _text.function_named(sb, "decode")
+    if encode is None or decode is None:
+        raise NotFound("not_found.tokenizer")
+    return encode, decode
+
+
+def as_ids(value: Any) -> list[int] | None:
+    """A list of ints, or a 1-D integer tensor, as a list; None for anything else."""
+    if _text.is_ids(value):
+        return [int(v) for v in value.tolist()]
+    if isinstance(value, list) and all(type(v) is int and abs(v) < 2**62 for v in value):
+        return value
+    return None
+
+
+def run_encode(sb: Sandbox, encode: Obj, s: str) -> list[int]:
+    got = sb.call(encode, s, label=f"encode({short(s)!r})")
+    ids = as_ids(got)
+    if ids is None:
+        raise Verdict(with_object(failed("encode.type", s=short(s), got=describe_value(got)), encode))
+    return ids
+
+
+def run_decode(sb: Sandbox, decode: Obj, ids: list[int]) -> str:
+    got = sb.call(decode, ids, label=f"decode({short(str(ids), 40)})")
+    if not isinstance(got, str):
+        raise Verdict(with_object(failed("decode.type", got=describe_value(got)), decode))
+    return got
+
+
+@EXERCISE.check("vocab", points=2, title={"en": "The vocabulary is the sorted set of characters",
+                                          "zh": "词表是排好序的字符集合"})
+def vocab(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+    expected = _text.vocabulary(_text.input_text(sb))
+    names = _text.namespace(sb)
+    found = _text.lookup(names, ("chars", "vocab", "vocabulary"))
+    if found is None:
+        raise NotFound("not_found.vocab")
+    name, chars = found
+    evidence = _text.binding_cell(sb, name)
+    if isinstance(chars, str):
+        chars = list(chars)
+    if not (isinstance(chars, list) and all(isinstance(c, str) and len(c) == 1 for c in chars)):
+        return failed("vocab.not_list", evidence, name=name, got=describe_value(chars))
+    size = len(expected)
+    if chars != expected:
+        if sorted(chars) == expected:
+            return failed("vocab.not_sorted", evidence, name=name, size=size,
+                          got="".join(chars[:12]), expected="".join(expected[:12]))
+        missing = sorted(set(expected) - set(chars))
+        extra = sorted(set(chars) - set(expected))
+        return failed("vocab.wrong_set", evidence, name=name, got_size=len(chars), size=size,
+                      missing=repr("".join(missing[:20])), extra=repr("".join(extra[:20])))
+    claimed = _text.lookup(names, ("vocab_size",))
+    if claimed is not None and claimed[1] != size:
+        got = claimed[1] if type(claimed[1]) is int else describe_value(claimed[1])
+        return failed("vocab.size", _text.binding_cell(sb, "vocab_size"), got=got, size=size)
+    return passed("vocab.ok", evidence, size=size)
+
+
+@EXERCISE.check("roundtrip", points=2, title={"en": "decode(encode(s)) gives s back",
+                                              "zh": "decode(encode(s)) 还原出 s"})
+def roundtrip(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+    encode, decode = tokenizer(sb)
+    chars = _text.vocabulary(_text.input_text(sb))
+    # every character once (so a missing one shows), then a fresh stretch of random text
+    strings = [_text.shuffled(rng, chars), _text.fresh_string(rng, chars, 120)]
+    for s in strings:
+        got = run_decode(sb, decode, run_encode(sb, encode, s))
+        if got != s:
+            pos = next((i for i, (a, b) in enumerate(zip(s, got)) if a != b), min(len(s), len(got)))
+            want = s[pos] if pos < len(s) else ""
+            shown = got[pos] if pos < len(got) else ""
+            return with_object(failed("roundtrip.mismatch", pos=pos, want=want, got=shown, s=short(s)), decode)
+    return passed("roundtrip.ok", count=len(strings), size=len(chars))
+
+
+@EXERCISE.check("ids", points=2, title={"en": "A character's id is its index in the sorted vocabulary",
+                                        "zh": "字符的编号就是它在排好序的词表中的索引"})
+def ids(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+    encode, decode = tokenizer(sb)
+    reference = gpt_data.CharTokenizer(_text.input_text(sb))
+    chars = reference.chars
+    s = _text.fresh_string(rng, chars, 16)
+    expected, got = reference.encode(s), run_encode(sb, encode, s)
+    if got != expected:
+        evidence = comparison(torch.tensor(expected), torch.tensor(got)) if got else {}
+        shifts = {b - a for a, b in zip(expected, got)}
+        if len(got) == len(expected) and len(shifts) == 1 and shifts != {0}:
+            outcome = failed("ids.encode_shifted", evidence, shift=shifts.pop(), s=short(s),
+                             got=got, expected=expected)
+        else:
+            outcome = failed("ids.encode_wrong", evidence, s=short(s), got=got, expected=expected)
+        return with_object(outcome, encode)
+    # decode on ids away from both ends of the vocabulary, so an off-by-one shows as a neighbour
+    inner = chars[1:-1] if len(chars) > 2 else chars
+    s = _text.fresh_string(rng, inner, 16)
+    wanted = reference.encode(s)
+    got_text = run_decode(sb, decode, wanted)
+    if got_text != s:
+        for shift, side, side_zh in ((-1, "before", "前"), (1, "after", "后")):
+            neighbours = reference.decode([i + shift for i in wanted]) if len(chars) > 2 else None
+            if got_text == neighbours:
+                return with_object(failed("ids.decode_shifted", ids=wanted, got=got_text, expected=s,
+                                          side=side, side_zh=side_zh), decode)
+        return with_object(failed("ids.decode_wrong", ids=wanted, got=short(got_text, 40), expected=s), decode)
+    return passed("ids.ok")

@@ -1,0 +1,34 @@
+"""The `variables` probe: a lecture's answers live in plain top-level variables, read by name."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from grader.loading import load
+from grader.session import Sandbox
+
+NOTEBOOK_LIKE = """# %%
+x = torch.arange(6).reshape(2, 3)
+label = "first"
+# %%
+x = "rebound"
+z = torch.zeros(2, dtype=torch.complex64)
+big = "y" * 4_000_000
+"""
+
+
+def test_values_by_name_now_and_as_a_cell_left_them(launcher, tmp_path: Path) -> None:
+    path = tmp_path / "answer.py"
+    path.write_text("import torch\n" + NOTEBOOK_LIKE, encoding="utf-8")
+    sandbox = Sandbox(load(path), launcher, seed=0)
+    try:
+        now = sandbox.variables(["x", "label", "z", "big", "missing"])
+        first = sandbox.variables(["x", "label"], cell=2)
+    finally:
+        sandbox.close()
+    assert now["x"] == "rebound" and now["label"] == "first" and "missing" not in now
+    # What cannot cross is named, and costs the other names nothing.
+    assert set(now["z"]) == {"__unreadable__"} and "complex" in now["z"]["__unreadable__"]
+    assert set(now["big"]) == {"__unreadable__"}
+    assert torch.equal(first["x"], torch.arange(6).reshape(2, 3)) and first["label"] == "first"
