@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
@@ -41,11 +41,8 @@ class Tally:
     full: int = 0
     ungradable: int = 0
     errors: int = 0
-    seconds: float = 0.0
-    entries: list[Entry] = field(default_factory=list)  # what this run recorded
 
     def add(self, entry: Entry) -> None:
-        self.entries.append(entry)
         if entry.status == "graded":
             self.graded += 1
             self.full += bool(entry.run and entry.run.full_marks)

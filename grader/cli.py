@@ -111,7 +111,7 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
 @cli.command("batch")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
-              help="Exercise ids joined by commas, or `all`.")
+              help="Exercise ids or sets (ch03, gpt) joined by commas, or `all`.")
 @click.option("-o", "--outdir", type=click.Path(path_type=Path), required=True,
               help="Folder for the gradebook, pages, grades.csv, results.jsonl and index.html.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
@@ -137,6 +137,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     from grader import batch, roster
     from grader.gradebook import FILENAME, Gradebook, GradebookError
     from grader.render.batch_report import Progress, summary
+    from grader.render.text import one_line
 
     lang = lang or catalogue.default_lang()
     ids = [exercise.id for exercise in _select(spec, lang)]
@@ -148,8 +149,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         if shard:
             part = roster.parse_shard(shard)
             students = [s for s in students if roster.in_shard(s.name, part)]
-        for item in skipped:
-            click.echo(f"grade: {catalogue.text(item.reason.key, lang, **item.reason.args)}", err=True)
+        for item in skipped:  # file names are the students': one line, no workflow command
+            click.echo(f"grade: {one_line(catalogue.text(item.reason.key, lang, **item.reason.args))}", err=True)
         with Gradebook(outdir / FILENAME) as book:
             jobs_to_do, already = batch.pending(book, students, ids, force, seed)
             tally = batch.Tally(already=already)
