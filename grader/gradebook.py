@@ -131,9 +131,6 @@ class Gradebook:
                                (student,))
         return [_entry(row) for row in rows]
 
-    def exercise_sets(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT DISTINCT exercise_set FROM results ORDER BY exercise_set")]
-
     def merge(self, other: Path) -> int:
         """Add every row of another gradebook (a shard's) that this one lacks, in the order it was
         graded; merging the same shard twice adds nothing. Returns how many rows were added."""
