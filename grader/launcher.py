@@ -42,6 +42,17 @@ def python_env() -> dict[str, str]:
     return env
 
 
+# What a sandbox inherits of the environment: what Python, torch and its libraries read. Nothing else
+# (a CI runner's $GITHUB_OUTPUT and tokens, an instructor's credentials) is a submission's business.
+SANDBOX_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "LD_LIBRARY_PATH",
+                     "PYTHONPATH", "PYTHONSAFEPATH")
+SANDBOX_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "CUDA_", "NVIDIA_", "TORCH_")
+
+
+def sandbox_env() -> dict[str, str]:
+    return {k: v for k, v in python_env().items() if k in SANDBOX_VARIABLES or k.startswith(SANDBOX_PREFIXES)}
+
+
 def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "grader.sandbox.zygote", *args]
 
@@ -61,7 +72,7 @@ class ZygoteLauncher:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
-            env=python_env(),
+            env=sandbox_env(),
         )
         theirs.close()
         self.ready = False
@@ -136,7 +147,7 @@ class SpawnLauncher:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env=python_env(),
+            env=sandbox_env(),
         )
         theirs.close()
         self.procs[proc.pid] = proc

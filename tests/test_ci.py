@@ -27,6 +27,7 @@ import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
 from grader import catalogue, ci
+from grader.launcher import sandbox_env
 
 junitparser = pytest.importorskip("junitparser", reason="pip install 'junitparser>=5' (the test extra)")
 
@@ -437,12 +438,14 @@ def test_threshold(score: float, max_score: float, threshold: float, expected: b
     assert ci.passed(score, max_score, threshold) is expected
 
 
-def test_runner_environment_is_withheld() -> None:
+def test_runner_environment_is_withheld(monkeypatch: pytest.MonkeyPatch) -> None:
     environ = {"GITHUB_OUTPUT": "/o", "GITHUB_ENV": "/e", "GITHUB_STEP_SUMMARY": "/s", "ACTIONS_RUNTIME_TOKEN": "t",
                "GITHUB_TOKEN": "g", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/w", "PATH": "/bin"}
-    taken = ci.withhold_runner_environment(environ)
-    assert environ == {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": "/w", "PATH": "/bin"}
-    assert set(taken) == {"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "ACTIONS_RUNTIME_TOKEN", "GITHUB_TOKEN"}
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    seen = sandbox_env()  # what every sandbox starts with
+    assert not {"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_STEP_SUMMARY", "ACTIONS_RUNTIME_TOKEN", "GITHUB_TOKEN"} & set(seen)
+    assert seen["PATH"] == "/bin" and seen["PYTHONSAFEPATH"] == "1"
 
 
 # -- what ships: the action, the hook, the example workflow ----------------------------------------------
