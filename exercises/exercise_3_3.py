@@ -1,7 +1,9 @@
 """Exercise 3.3: a GPT-2-small-sized MultiHeadAttention (768 -> 768, 12 heads, 1024-token context).
 
-The parameter count the child reports is a claim, so the module is also run: the judge's weights
-go in, a 1024-token input goes through, and the output must match a 12-head reference.
+The parameter count the child reports is a claim, so the module is also run: the judge's weights go in
+and the output must match a 12-head reference. The context length is read from the module's causal
+mask, the one thing in it sized by the context; only a module without one (a mask built in forward) is
+run on 1024 tokens, a GPT-2-sized forward that costs more than everything else graded in chapter 3.
 """
 from __future__ import annotations
 
@@ -107,6 +109,10 @@ EXERCISE = Exercise(
             "en": "{name} handles a full 1024-token context.",
             "zh": "{name} 能处理完整的 1024 个 Token 的上下文。",
         },
+        "context.mask_ok": {
+            "en": "{name}'s causal mask ({buffer}) covers 1024 tokens, GPT-2 small's full context.",
+            "zh": "{name} 的因果掩码（{buffer}）覆盖 1024 个 Token，即 GPT-2 small 的完整上下文。",
+        },
         "context.wrong": {
             "en": "{name}'s mask is {size}×{size}: GPT-2 small's context length is 1024.",
             "zh": "{name} 的掩码是 {size}×{size}：GPT-2 small 的上下文长度是 1024。",
@@ -209,12 +215,22 @@ def context(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 
 def _context(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
-    for buffer in module.info.get("buffers", []) + module.info.get("parameters", []):
-        shape = buffer["shape"]
-        if "mask" in buffer["name"].lower() and len(shape) >= 2 and shape[-1] != CONTEXT:
-            return failed("context.wrong", name=module.name, size=shape[-1])
+    masks = [m for m in _square_masks(module.info) if m["shape"][-1] > 1]
+    for mask in masks:
+        if mask["shape"][-1] == CONTEXT:
+            return passed("context.mask_ok", {"mask": mask}, name=module.name, buffer=mask["name"])
+    if masks:
+        return failed("context.wrong", {"mask": masks[0]}, name=module.name, size=masks[0]["shape"][-1])
     x = torch.randn(1, CONTEXT, D_MODEL, generator=rng)
     out = sb.forward(module, x, timeout=30)
     if list(out.shape) != [1, CONTEXT, D_MODEL]:
         return failed("context.shape", name=module.name, shape=list(out.shape))
     return passed("context.ok", name=module.name)
+
+
+def _square_masks(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tensors ending in a square (n, n): every such buffer, and a parameter named as a mask (the
+    mask_parameter slip); a weight is never one of them, since 768x768 weights are parameters."""
+    named = [p for p in info.get("parameters", []) if "mask" in p["name"].lower()]
+    return [{"name": t["name"], "shape": list(t["shape"])} for t in info.get("buffers", []) + named
+            if len(t["shape"]) >= 2 and t["shape"][-1] == t["shape"][-2]]

@@ -68,3 +68,47 @@ def test_lying_about_parameters_cannot_pass_heads(grade_file: Grade) -> None:
     heads = check(run, "3.3", "heads")
     assert (heads.status, heads.message_key) == ("failed", "3.3.heads.mismatch")
     assert "differs from a 12-head reference" in heads.message
+
+
+def _with_mask(register: str, use: str) -> str:
+    """The reference with its mask registered and used differently."""
+    source = SOLUTION.read_text(encoding="utf-8")
+    source = mutations.apply(source, 'self.register_buffer(\n            "mask", torch.triu(torch.ones('
+                             'context_length, context_length), diagonal=1)\n        )', register)
+    return mutations.apply(source, "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", use)
+
+
+def test_context_is_read_from_a_mask_under_any_name(grade_file: Grade) -> None:
+    # GPT-2's own layout: a (1, 1, n, n) buffer named "bias".
+    source = _with_mask('self.register_buffer("bias", torch.triu(torch.ones(1, 1, context_length, '
+                        'context_length), diagonal=1))',
+                        "mask_bool = self.bias.bool()[0, 0, :num_tokens, :num_tokens]")
+    c = check(grade_file(source, "3.3"), "3.3", "context")
+    assert (c.status, c.message_key) == ("passed", "3.3.context.mask_ok")
+    assert "causal mask (bias) covers 1024 tokens" in c.message
+
+
+def test_a_wrong_sized_mask_is_named_under_any_name(grade_file: Grade) -> None:
+    source = _with_mask('self.register_buffer("tri", torch.triu(torch.ones(512, 512), diagonal=1))',
+                        "mask_bool = self.tri.bool()[:num_tokens, :num_tokens]")
+    c = check(grade_file(source, "3.3"), "3.3", "context")
+    assert (c.status, c.message_key) == ("failed", "3.3.context.wrong")
+    assert "mask is 512×512" in c.message
+
+
+def test_a_mask_built_in_forward_is_run_on_1024_tokens(grade_file: Grade) -> None:
+    source = _with_mask("self.context_length = context_length",
+                        "mask_bool = torch.triu(torch.ones(num_tokens, num_tokens, dtype=torch.bool), 1)")
+    run = grade_file(source, "3.3")
+    c = check(run, "3.3", "context")
+    assert (c.status, c.message_key) == ("passed", "3.3.context.ok")
+    assert check(run, "3.3", "heads").status == "passed"
+
+
+def test_a_forward_that_breaks_on_1024_tokens_fails_context(grade_file: Grade) -> None:
+    source = _with_mask("self.context_length = context_length",
+                        "mask_bool = torch.triu(torch.ones(num_tokens, num_tokens, dtype=torch.bool), 1)\n"
+                        "        assert num_tokens <= 512, 'too long'")
+    c = check(grade_file(source, "3.3"), "3.3", "context")
+    assert (c.status, c.message_key) == ("failed", "check.raised")
+    assert "too long" in c.message
