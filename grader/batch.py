@@ -13,20 +13,21 @@ import os
 import secrets
 import selectors
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from grader import __version__
 from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
-from grader.launcher import python_env
 from grader.loading import fingerprint
 from grader.results import from_json
 from grader.roster import Student
+
+if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
+    from grader.exercise import Exercise
 
 # A worker that has not answered this long after a submission's own budget ran out is lost.
 WORKER_GRACE_S = 60.0
@@ -85,14 +86,23 @@ def _seed(seed: int | None, student: str) -> int:
 
 
 class Worker:
-    """One judge process (grader.batch_worker) and the job it is grading."""
+    """One judge (grader.batch_worker, forked from this process) and the job it is grading."""
 
-    def __init__(self, ids: Sequence[str], folders: Sequence[Path], log: TextIO) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.batch_worker", ",".join(ids), *map(str, folders)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=python_env(),
-            start_new_session=True,  # its zygote and sandboxes go with it when it is killed
-        )
+    def __init__(self, exercises: Sequence[Exercise], log: TextIO) -> None:
+        from grader import batch_worker
+
+        jobs_in, jobs_out = os.pipe()
+        answers_in, answers_out = os.pipe()
+        for stream in (sys.stdout, sys.stderr, log):  # or the child would hold a copy of what is unwritten
+            stream.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            batch_worker.become(exercises, jobs_in, answers_out, log.fileno())
+        os.close(jobs_in)
+        os.close(answers_out)
+        self.jobs = os.fdopen(jobs_out, "wb")
+        self.answers = answers_in
+        self.status: int | None = None
         self.buffer = b""
         self.job: Job | None = None
         self.deadline = 0.0
@@ -100,55 +110,72 @@ class Worker:
     def send(self, job: Job, request: dict[str, Any], budget: float) -> None:
         self.job = job
         self.deadline = time.monotonic() + budget + WORKER_GRACE_S
-        assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps(request, ensure_ascii=False) + "\n").encode())
-        self.proc.stdin.flush()
+        self.jobs.write((json.dumps(request, ensure_ascii=False) + "\n").encode())
+        self.jobs.flush()
 
     def read(self) -> list[dict[str, Any]] | None:
         """The answers that arrived; None once the worker is gone."""
-        assert self.proc.stdout is not None
-        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        chunk = os.read(self.answers, 1 << 20)
         if not chunk:
             return None
         self.buffer += chunk
         *lines, self.buffer = self.buffer.split(b"\n")
         return [json.loads(line) for line in lines if line]
 
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Its exit code (negative: the signal that ended it), or None if it is still running at the timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG if deadline is not None else 0)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(status)
+            elif deadline is not None and time.monotonic() >= deadline:
+                return None
+            else:
+                time.sleep(0.01)
+        return self.status
+
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                pipe.close()
+        if self.status is None:
+            for kill in (os.killpg, os.kill):  # the group, or the worker alone if it has not made one yet
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                    break
+                except OSError:
+                    pass
+            self.wait()
+        for close in (self.jobs.close, lambda: os.close(self.answers)):
+            try:
+                close()
+            except OSError:
+                pass
 
     def close(self) -> None:
         """End of input: the worker finishes and exits; kill it if it does not."""
-        assert self.proc.stdin is not None
         try:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
+            self.jobs.close()
+        except OSError:
             pass
+        self.wait(timeout=10)
         self.kill()
 
 
-def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, workers: int, timeout: float,
-        lang: str, on_result: Callable[[Entry], None], folders: Sequence[Path] = ()) -> None:
-    """Grade every job on up to `workers` workers, recording each result as it arrives; `folders` are
-    the instructor's exercise folders the workers load beside the package's."""
+def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir: Path, *, workers: int,
+        timeout: float, lang: str, on_result: Callable[[Entry], None]) -> None:
+    """Grade every job on up to `workers` workers, recording each result as it arrives.
+
+    This process must not have run a torch op: the workers are its forks.
+    """
+    ids = [exercise.id for exercise in exercises]
     queue = list(reversed(jobs))
     selector = selectors.DefaultSelector()
     log = open(outdir / "workers.log", "a", encoding="utf-8")
     pool: list[Worker] = []
 
     def start() -> None:
-        worker = Worker(ids, [f.resolve() for f in folders], log)
+        worker = Worker(exercises, log)
         pool.append(worker)
-        assert worker.proc.stdout is not None
-        selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
+        selector.register(worker.answers, selectors.EVENT_READ, worker)
         feed(worker)
 
     def feed(worker: Worker) -> None:
@@ -163,7 +190,7 @@ def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, w
             pass
 
     def lose(worker: Worker, how: str) -> None:
-        selector.unregister(worker.proc.stdout)
+        selector.unregister(worker.answers)
         pool.remove(worker)
         worker.kill()
         if worker.job is not None:
@@ -184,7 +211,7 @@ def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, w
                 worker = key.data
                 answers = worker.read()
                 if answers is None:
-                    lose(worker, f"exit status {worker.proc.wait()}")
+                    lose(worker, f"exit status {worker.wait()}")
                     continue
                 for answer in answers:
                     if worker.job is not None:
@@ -194,7 +221,7 @@ def run(book: Gradebook, jobs: list[Job], ids: Sequence[str], outdir: Path, *, w
                     if queue:
                         feed(worker)
                     else:
-                        selector.unregister(worker.proc.stdout)
+                        selector.unregister(worker.answers)
                         pool.remove(worker)
                         worker.close()
     finally:

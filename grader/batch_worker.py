@@ -1,43 +1,76 @@
-"""One judge of a batch: `python -m grader.batch_worker EXERCISE_IDS [FOLDER...]`, started by grader.batch.
+"""One judge of a batch, forked by grader.batch from the process that imported torch and the exercises.
 
-Why separate processes and not threads: the judge does real work per check (drawing inputs, running the
-reference, comparing), so N judges on N cores each need their own interpreter; each keeps its own warm
-zygote, so a submission that kills one zygote costs its neighbours nothing. A worker is trusted code: it
-reads jobs as JSON lines on stdin and answers each with one JSON line on the pipe that was its stdout
-(its fd 1 then points at stderr, so nothing a library prints can corrupt the answers). It also writes
-the student's feedback page, so rendering spreads over the workers too.
+Why processes and not threads: the judge does real work per check (drawing inputs, running the
+reference, comparing), so N judges on N cores each need their own interpreter. Why forked and not
+started fresh: the parent imports torch and the exercises once for the whole class and a fork shares
+them, where each fresh interpreter would spend about a second of CPU importing them again. The parent
+never runs a torch op, so the fork is safe; the worker's zygote is still started by exec, so a
+submission's process holds nothing of the parent. Each worker keeps its own warm zygote, so a
+submission that kills one costs its neighbours nothing. A worker is trusted code: it reads jobs as
+JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr go to
+workers.log, so nothing a library prints can corrupt the answers. It also writes the student's
+feedback page, so rendering spreads over the workers too.
 """
 from __future__ import annotations
 
 import json
 import os
-import sys
+import traceback
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    from grader.exercise import Exercise
+
+NAME = b"grade-worker"  # what ps and top show for a worker (its command line is the parent's)
 
 
-def main(argv: Sequence[str]) -> None:
-    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
+def become(exercises: Sequence[Exercise], jobs: int, answers: int, log: int) -> NoReturn:
+    """The forked child's whole life: leave the parent's session and files behind, serve, exit."""
+    code = 70
+    try:
+        os.setsid()  # its own group: the parent kills the worker, its zygote and sandboxes at once
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        for low, high in _gaps(sorted({jobs, answers}), start=3):  # the parent's gradebook and pipes
+            os.closerange(low, high)
+        serve(exercises, jobs, answers)
+        code = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _gaps(kept: list[int], start: int) -> list[tuple[int, int]]:
+    """The fd ranges from `start` up that hold none of `kept`, for os.closerange."""
+    ranges, low = [], start
+    for fd in kept:
+        ranges.append((low, fd))
+        low = fd + 1
+    return [*ranges, (low, 1 << 16)]
+
+
+def serve(exercises: Sequence[Exercise], jobs: int, answers: int) -> None:
     from grader.launcher import default_launcher
-    from grader.sandbox.confine import die_with_parent, hide_from_tracing
+    from grader.sandbox.confine import die_with_parent, hide_from_tracing, set_name
 
     die_with_parent()  # a batch killed with -9 leaves no judge behind
     hide_from_tracing()
-    launcher = default_launcher()  # its `import torch` overlaps with ours
-    from grader.exercise import discover
-
-    known = discover(folders=[Path(folder) for folder in argv[1:]])
-    exercises = [known[name] for name in argv[0].split(",")]
-    try:
-        for line in sys.stdin:
-            answers.write(json.dumps(grade_job(json.loads(line), exercises, launcher), ensure_ascii=False) + "\n")
-            answers.flush()
-    finally:
-        launcher.close()
+    set_name(NAME)
+    launcher = default_launcher()
+    with os.fdopen(jobs, encoding="utf-8") as requests, os.fdopen(answers, "w", encoding="utf-8") as replies:
+        try:
+            for line in requests:
+                replies.write(json.dumps(grade_job(json.loads(line), exercises, launcher), ensure_ascii=False) + "\n")
+                replies.flush()
+        finally:
+            launcher.close()
 
 
-def grade_job(job: dict[str, Any], exercises: list[Any], launcher: Any) -> dict[str, Any]:
+def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], launcher: Any) -> dict[str, Any]:
     """Grade one student; every outcome is an answer (a grade, why it cannot be graded, or our fault)."""
     from grader.batch import write_atomic
     from grader.judge import grade
@@ -59,7 +92,3 @@ def grade_job(job: dict[str, Any], exercises: list[Any], launcher: Any) -> dict[
                 "problem": {"key": "batch.grader_error", "args": {"error": f"{type(exc).__name__}: {exc}"}}}
     write_atomic(Path(job["page"]), html.render(run))
     return {**answer, "status": "error" if run.grader_fault else "graded", "result": to_json(run)}
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import click
 
 from grader import __version__, catalogue
+from grader.launcher import BLAS_THREADS
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_CANNOT_GRADE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C during `grade batch`: the shell's code for SIGINT
@@ -24,6 +25,7 @@ EXIT_INTERRUPTED = 130  # Ctrl-C during `grade batch`: the shell's code for SIGI
 # torch warns on import when NumPy is absent; the grader never uses NumPy, and the warning would
 # break the promise of one clear line on stderr.
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+os.environ.setdefault(*BLAS_THREADS)  # before anything imports torch
 
 
 class GradeGroup(click.Group):
@@ -140,7 +142,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     from grader.render.text import one_line
 
     lang = lang or catalogue.default_lang()
-    ids = [exercise.id for exercise in _select(spec, lang)]
+    chosen = _select(spec, lang)
+    ids = [exercise.id for exercise in chosen]
     workdir = outdir / ".sources"
     try:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -163,8 +166,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             started = time.monotonic()
             interrupted = False
             try:
-                batch.run(book, jobs_to_do, ids, outdir, workers=jobs, timeout=timeout, lang=lang,
-                          on_result=recorded, folders=exercise_folders())
+                batch.run(book, jobs_to_do, chosen, outdir, workers=jobs, timeout=timeout, lang=lang,
+                          on_result=recorded)
             except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
                 interrupted = True
             progress.finish()

@@ -48,6 +48,20 @@ def marked(markers: Iterable[bytes]) -> list[int]:
     return found
 
 
+def named(name: str) -> list[int]:
+    """Live processes whose name (/proc/PID/comm, what ps and top show) is `name`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                comm = Path(f"/proc/{entry}/comm").read_text().strip()
+            except OSError:
+                continue
+            if comm == name and alive(int(entry)):
+                found.append(int(entry))
+    return found
+
+
 def survivors(markers: Iterable[bytes], wait: float = 5.0) -> list[int]:
     """The marked processes still alive after `wait` s (an orphan takes a moment to be reaped)."""
     markers = tuple(markers)

@@ -19,7 +19,7 @@ import pytest
 from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
 from grader.gradebook import FILENAME, Gradebook, page_name
 from grader.judge import grade
-from processes import marked
+from processes import marked, named
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
 CLASS_EXERCISES = "3.1,3.2,mask"
@@ -187,7 +187,7 @@ def rows(outdir: Path) -> list[tuple]:
 def started_in(folder: Path) -> list[int]:
     """The grader's processes working in this folder (other batches may run on the machine)."""
     found = []
-    for pid in marked([b"grader.batch_worker", b"grader.sandbox.zygote"]):
+    for pid in named("grade-worker") + marked([b"grader.sandbox.zygote"]):
         try:
             if Path(os.readlink(f"/proc/{pid}/cwd")) == folder:
                 found.append(pid)
