@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
-import torch.nn.functional as F
 
 from exercises._attention import (
-    Roles,
+    attend,
     book_state,
     classes,
     close,
@@ -187,38 +186,6 @@ EXERCISE = Exercise(
         },
     },
 )
-
-
-# -- models of the correct computation and of the usual bugs -----------------------------------------
-def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None) -> torch.Tensor:
-    """Causal multi-head attention as the book computes it, optionally with one named bug."""
-    b, tokens, _ = x.shape
-    q, k, v = (F.linear(x, w, bias) for w, bias in ((roles.q, roles.q_b), (roles.k, roles.k_b), (roles.v, roles.v_b)))
-    d_out = q.shape[-1]
-    head_dim = d_out // num_heads
-
-    def split(t: torch.Tensor) -> torch.Tensor:
-        t = t.view(b, tokens, num_heads, head_dim)
-        return t if bug == "no_split_transpose" else t.transpose(1, 2)
-
-    q, k, v = split(q), split(k), split(v)
-    scores = q @ k.transpose(-2, -1)
-    n = scores.shape[-1]
-    ones = torch.ones(n, n, dtype=torch.bool)
-    hidden = torch.tril(ones, diagonal=-1) if bug == "inverted_mask" else torch.triu(
-        ones, diagonal=0 if bug == "diagonal_zero" else 1)
-    scale = {"no_scaling": 1.0, "scale_by_d_out": d_out**0.5}.get(bug or "", head_dim**0.5)
-    if bug == "mask_after_softmax_no_renorm":
-        weights = torch.softmax(scores / scale, dim=-1) * ~hidden
-    else:
-        if bug != "mask_not_applied":
-            scores = scores.masked_fill(hidden, -torch.inf)
-        weights = torch.softmax(scores / scale, dim=-2 if bug == "softmax_wrong_dim" else -1)
-    context = weights @ v
-    if bug != "no_merge_transpose":
-        context = context.transpose(1, 2)
-    context = context.contiguous().view(b, tokens, d_out)
-    return F.linear(context, roles.o, roles.o_b) if roles.o is not None else context
 
 
 Model = Callable[[torch.Tensor, "str | None"], torch.Tensor]

@@ -15,7 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import torch
 
@@ -24,6 +24,8 @@ from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
 from grader.sandbox.limits import Limits
+
+T = TypeVar("T")
 
 OUTPUT_FILE = ".grader-output.log"
 WITHOUT_VAR = "GRADER_SANDBOX_WITHOUT"
@@ -113,6 +115,7 @@ class Sandbox:
         self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
         self._child: _Child | None = None
         self._inventory: list[Obj] | None = None
+        self._memo: dict[str, Any] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -159,6 +162,7 @@ class Sandbox:
         self._child = _Child(pid, sock)
         self.generation += 1
         self._inventory = None
+        self._memo = {}
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
         reported = hello.get("protections", []) if isinstance(hello, dict) else []
         self.protections = [p for p in reported if isinstance(p, str)] + self.launcher.protections + [
@@ -272,6 +276,15 @@ class Sandbox:
                 if isinstance(e, dict) and isinstance(e.get("ref"), int)
             ]
         return self._inventory
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """What `build()` gave for `key` in this child, built once: the checks of an exercise that all
+        need, say, the module a submission's builder returns share one instead of building it each time.
+        A restarted child starts empty; a build that raises is tried again by the next caller."""
+        self._ensure_child()  # a child killed since the last call is replaced, and its memo emptied
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def _ref(self, obj: Obj) -> dict[str, int]:
         if obj.generation != self.generation:

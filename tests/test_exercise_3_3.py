@@ -112,3 +112,12 @@ def test_a_forward_that_breaks_on_1024_tokens_fails_context(grade_file: Grade) -
     c = check(grade_file(source, "3.3"), "3.3", "context")
     assert (c.status, c.message_key) == ("failed", "check.raised")
     assert "too long" in c.message
+
+
+def test_the_builder_runs_once_for_all_three_checks(grade_file: Grade) -> None:
+    source = mutations.apply(SOLUTION.read_text(encoding="utf-8"), "def build_gpt2_small_attention(",
+                             "def build_gpt2_small_attention(*args, **kwargs):\n    print('built')\n"
+                             "    return _build(*args, **kwargs)\n\n\ndef _build(")
+    run = grade_file(source, "3.3")
+    assert statuses(run, "3.3") == {"parameters": "passed", "heads": "passed", "context": "passed"}
+    assert run.output_tail.count("built") == 1

@@ -238,3 +238,18 @@ def test_a_killed_zygote_is_replaced_for_the_next_submission() -> None:
     finally:
         launcher.close()
     assert first.full_marks and second.full_marks
+
+
+def test_the_zygote_is_frozen_and_in_huge_pages(grade_file: Grade, zygote_pid: int | None) -> None:
+    """What keeps a sandbox cheap to fork and to end: torch's objects frozen out of the collector (a
+    student's gc.collect() would otherwise copy the inherited heap) and the zygote's heap in huge pages."""
+    run = grade_file(SOURCE + "\nimport gc\nprint('frozen', gc.get_freeze_count())\n", "3.1")
+    assert statuses(run, "3.1") == ALL_31
+    frozen = next(line.split()[1] for line in run.output_tail.splitlines() if line.startswith("frozen"))
+    assert int(frozen) > 100_000  # torch's import leaves several hundred thousand objects
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    if zygote_pid is None or not thp.exists() or "[never]" in thp.read_text():
+        return
+    smaps = Path(f"/proc/{zygote_pid}/smaps").read_text().splitlines()
+    huge_kb = sum(int(line.split()[1]) for line in smaps if line.startswith("AnonHugePages"))
+    assert huge_kb >= 64 * 1024  # most of the ~145 MB that `import torch` leaves

@@ -12,6 +12,7 @@ import json
 import math
 import socket
 import struct
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -237,6 +238,151 @@ def test_sending_to_a_closed_peer_raises_peer_closed(pair) -> None:
 def test_peer_closed_is_a_wire_error_and_deadline_is_not() -> None:
     assert issubclass(wire.PeerClosed, wire.WireError)
     assert not issubclass(wire.Deadline, wire.WireError)
+
+
+# -- large frames: sent from and read into tensor memory ----------------------------------------------------
+def in_background(work: Any) -> threading.Thread:
+    """Run `work` in a thread: a frame larger than the socket buffer needs a reader while it is sent."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    return thread
+
+
+def across(pair: tuple[socket.socket, socket.socket], value: Any) -> Any:
+    """Send `value` one way while a thread reads one frame the other."""
+    got: dict[str, Any] = {}
+
+    def read() -> None:
+        try:
+            got["value"] = wire.recv(pair[1], time.monotonic() + 10)
+        except BaseException as exc:  # re-raised below, in the test's own thread
+            got["error"] = exc
+
+    reader = in_background(read)
+    wire.send(pair[0], value, timeout=10)
+    reader.join(10)
+    assert not reader.is_alive()
+    if "error" in got:
+        raise got["error"]
+    return got["value"]
+
+
+def assert_same_bits(got: torch.Tensor, sent: torch.Tensor) -> None:
+    """Equal bit for bit, so NaN payloads and -0.0 count too."""
+    assert (got.dtype, got.shape) == (sent.dtype, sent.shape)
+    assert torch.equal(got.reshape(-1).view(torch.uint8), sent.contiguous().reshape(-1).view(torch.uint8))
+
+
+def weights() -> dict[str, Any]:
+    """A 9.4 MB weight dict with a few odd companions, far above the size send joins into one buffer."""
+    g = torch.Generator().manual_seed(0)
+    value: dict[str, Any] = {f"w{i}": torch.randn(768, 768, generator=g) for i in range(4)}
+    value["w0"][0, :4] = torch.tensor([float("nan"), -0.0, float("inf"), -float("inf")])
+    value["steps"] = torch.randint(-2**62, 2**62, (1000,), generator=g)
+    value["mask"] = torch.rand(300, 7, generator=g) > 0.5
+    value["nothing"] = torch.empty(0, 768)
+    value["note"] = "x" * 300_000  # a header too large for one recv
+    return value
+
+
+def test_large_dict_round_trips_bit_for_bit(pair) -> None:
+    sent = weights()
+    got = across(pair, sent)
+    assert list(got) == list(sent) and got["note"] == sent["note"]
+    for name, tensor in sent.items():
+        if isinstance(tensor, torch.Tensor):
+            assert_same_bits(got[name], tensor)
+    got["w1"] += 1  # the received tensors own writable memory
+    assert torch.equal(got["w2"], sent["w2"])
+
+
+@pytest.mark.parametrize("size", [4, 400], ids=["small-frame", "large-frame"])
+def test_non_contiguous_and_half_precision_round_trip_exactly(pair, size: int) -> None:
+    g = torch.Generator().manual_seed(1)
+    base = torch.randn(size + 3, 2 * size, generator=g)
+    sent = {
+        "transposed": base.T,
+        "strided": base[:, ::2],
+        "offset": base[3:],  # contiguous, but not at the start of its storage
+        "half": torch.randn(size, size, generator=g).half(),
+        "half-transposed": torch.randn(size, size, generator=g).half().T,
+        "bfloat16": torch.randn(size, size, generator=g).bfloat16(),
+    }
+    got = across(pair, sent)
+    for name, tensor in sent.items():
+        assert_same_bits(got[name], tensor)
+
+
+@pytest.mark.parametrize("make", [lambda: {"x": torch.ones(3)}, weights], ids=["small-frame", "large-frame"])
+def test_send_writes_exactly_what_encode_returns(pair, make: Any) -> None:
+    """Both ways of sending (one joined buffer, or header then tensor memory) put the same bytes on the wire."""
+    value = make()
+    expected = wire.encode(value)
+    received = bytearray()
+
+    def read_all() -> None:
+        while chunk := pair[1].recv(1 << 20):
+            received.extend(chunk)
+
+    reader = in_background(read_all)
+    wire.send(pair[0], value, timeout=10)
+    pair[0].shutdown(socket.SHUT_WR)
+    reader.join(10)
+    assert not reader.is_alive() and bytes(received) == expected
+
+
+def test_peer_closing_half_way_through_the_tensor_bytes_raises_peer_closed(pair) -> None:
+    data = wire.encode(weights())
+    tensor_bytes_start = 4 + wire.header_size(data)
+
+    def send_half_then_close() -> None:
+        pair[0].sendall(data[: tensor_bytes_start + (len(data) - tensor_bytes_start) // 2])
+        pair[0].close()
+
+    sender = in_background(send_half_then_close)
+    with pytest.raises(wire.PeerClosed):
+        wire.recv(pair[1], time.monotonic() + 10)
+    sender.join(10)
+
+
+def test_deadline_passing_while_tensor_bytes_are_missing_raises_deadline(pair) -> None:
+    data = wire.encode(weights())
+    sender = in_background(lambda: pair[0].sendall(data[:-1000]))  # then stays silent, connection open
+    started = time.monotonic()
+    with pytest.raises(wire.Deadline):
+        wire.recv(pair[1], time.monotonic() + 0.5)
+    assert time.monotonic() - started < 3.0
+    sender.join(10)
+    assert not sender.is_alive()  # all it sent was read before the deadline struck
+
+
+def test_reader_closing_during_a_large_send_raises_peer_closed(pair) -> None:
+    def read_some_then_close() -> None:
+        pair[1].recv(1 << 20)
+        pair[1].close()
+
+    reader = in_background(read_some_then_close)
+    with pytest.raises(wire.PeerClosed):
+        wire.send(pair[0], weights(), timeout=10)
+    reader.join(10)
+
+
+def test_send_timeout_bounds_the_whole_frame_not_each_tensor(pair) -> None:
+    """A peer that keeps reading, but too slowly, must cost a Deadline after `timeout` in all, however
+    many tensors the frame holds and although each one alone would go through in time."""
+    value = [torch.zeros(64 * 1024) for _ in range(16)]  # 16 x 256 KiB at about 3 MB/s: over a second
+
+    def read_slowly() -> None:
+        while pair[1].recv(64 * 1024):
+            time.sleep(0.02)
+
+    reader = in_background(read_slowly)
+    started = time.monotonic()
+    with pytest.raises(wire.Deadline):
+        wire.send(pair[0], value, timeout=0.3)
+    assert time.monotonic() - started < 1.0
+    pair[0].close()
+    reader.join(10)
 
 
 # -- nothing unpickles ----------------------------------------------------------------------------------

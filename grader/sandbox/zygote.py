@@ -10,6 +10,7 @@ for platforms without a safe fork.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -112,7 +113,14 @@ def kill_strays(live: set[int]) -> None:
 
 
 def _children() -> list[int]:
+    """Our children: one read of the kernel's list where it keeps one (CONFIG_PROC_CHILDREN, ~1.5 ms
+    less per submission than walking /proc); the zygote is single-threaded, so its one task has them all."""
     me = os.getpid()
+    try:
+        with open(f"/proc/self/task/{me}/children") as listed:
+            return [int(pid) for pid in listed.read().split()]
+    except OSError:
+        pass
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -134,6 +142,9 @@ def reply(ctl: socket.socket, value: dict[str, Any]) -> None:
 
 def main(argv: list[str]) -> None:
     if argv[0] == "zygote":
+        # What the children inherit is never collected here again: a collection in a child would write to
+        # every inherited object and so copy most of the heap (~90 ms and 40 MB per child).
+        gc.freeze()
         confine.die_with_parent()
         confine.hide_from_tracing()
         serve(socket.socket(fileno=int(argv[1])), ["subreaper"] if confine.become_subreaper() else [])
