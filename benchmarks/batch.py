@@ -187,32 +187,25 @@ def command_line(pid: int) -> str:
 
 
 @dataclass
-class Branch:
-    """One direct child of the batch process (a judge worker) and everything under it."""
-
-    label: str
-    peak_rss_kib: int = 0  # the largest sum of VmRSS over the branch seen in one sample
-    peak_hwm_kib: int = 0  # the largest sum of VmHWM over the processes alive in one sample
-    peak_pss_kib: int = 0  # the largest sum of Pss, every PSS_EVERY samples
-    most_processes: int = 0
-    processes_seen: set[int] = field(default_factory=set)
-
-
-@dataclass
 class TreeSampler:
     """Samples the batch's process tree from a thread while it runs.
 
-    Sums of RSS count the pages a forked child shares with its zygote twice, so they overstate what
-    a worker costs the machine; they are the conservative figure the target is held to. The sum of
-    VmHWM over live processes also catches a child's peak that fell between two samples; the sum of
-    Pss is what the worker really costs, sampled more rarely."""
+    Everything under the batch process is its judges' cost: the workers, their zygotes (which the batch
+    starts and hands over) and the sandboxes under those. Sums of RSS count the pages a forked child
+    shares with its zygote twice, so they overstate that cost; they are the conservative figure the
+    target is held to. The sum of VmHWM over live processes also catches a peak that fell between two
+    samples; the sum of Pss is what the judges really cost the machine, sampled more rarely."""
 
     root: int
     parent_rss_kib: int = 0
     parent_hwm_kib: int = 0
     tree_rss_kib: int = 0
+    judges_rss_kib: int = 0  # the largest sum of VmRSS under the batch process seen in one sample
+    judges_hwm_kib: int = 0
+    judges_pss_kib: int = 0  # every PSS_EVERY samples
+    most_processes: int = 0
     samples: int = 0
-    branches: dict[int, Branch] = field(default_factory=dict)
+    processes_seen: set[int] = field(default_factory=set)
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def sample(self) -> None:
@@ -221,24 +214,17 @@ class TreeSampler:
         if own:
             self.parent_rss_kib = max(self.parent_rss_kib, own[0])
             self.parent_hwm_kib = max(self.parent_hwm_kib, own[1])
-        tree_rss = own[0] if own else 0
-        for top in (pid for pid, ppid in table.items() if ppid == self.root):
-            tree_rss += self._sample_branch(top, table)
-        self.tree_rss_kib = max(self.tree_rss_kib, tree_rss)
-        self.samples += 1
-
-    def _sample_branch(self, top: int, table: dict[int, int]) -> int:
-        branch = self.branches.setdefault(top, Branch(label=command_line(top)))
-        readings = {pid: memory_kib(pid) for pid in [top, *descendants(top, table)]}
+        readings = {pid: memory_kib(pid) for pid in descendants(self.root, table)}
         live = {pid: m for pid, m in readings.items() if m}
         rss = sum(m[0] for m in live.values())
-        branch.peak_rss_kib = max(branch.peak_rss_kib, rss)
-        branch.peak_hwm_kib = max(branch.peak_hwm_kib, sum(m[1] for m in live.values()))
+        self.judges_rss_kib = max(self.judges_rss_kib, rss)
+        self.judges_hwm_kib = max(self.judges_hwm_kib, sum(m[1] for m in live.values()))
         if self.samples % PSS_EVERY == 0:
-            branch.peak_pss_kib = max(branch.peak_pss_kib, sum(pss_kib(pid) for pid in live))
-        branch.most_processes = max(branch.most_processes, len(live))
-        branch.processes_seen.update(live)
-        return rss
+            self.judges_pss_kib = max(self.judges_pss_kib, sum(pss_kib(pid) for pid in live))
+        self.most_processes = max(self.most_processes, len(live))
+        self.processes_seen.update(live)
+        self.tree_rss_kib = max(self.tree_rss_kib, rss + (own[0] if own else 0))
+        self.samples += 1
 
     def run(self) -> None:
         while not self._stop.is_set():
@@ -254,17 +240,21 @@ class TreeSampler:
         self._stop.set()
         thread.join()
 
-    def figures(self) -> dict[str, Any]:
-        branches = sorted(self.branches.values(), key=lambda b: -b.peak_rss_kib)
+    def figures(self, workers: int) -> dict[str, Any]:
+        """The peaks; a worker's share is everything under the batch process divided among the workers,
+        which all do the same work."""
         return {
             "samples": self.samples,
             "parent_peak_rss_bytes": self.parent_rss_kib * 1024,
             "parent_peak_hwm_bytes": self.parent_hwm_kib * 1024,
             "tree_peak_rss_bytes": self.tree_rss_kib * 1024,
-            "workers": [{"command": b.label[:160], "peak_rss_sum_bytes": b.peak_rss_kib * 1024,
-                         "peak_hwm_sum_bytes": b.peak_hwm_kib * 1024, "peak_pss_sum_bytes": b.peak_pss_kib * 1024,
-                         "most_processes": b.most_processes,
-                         "processes_seen": len(b.processes_seen)} for b in branches],
+            "judges_peak_rss_sum_bytes": self.judges_rss_kib * 1024,
+            "judges_peak_hwm_sum_bytes": self.judges_hwm_kib * 1024,
+            "judges_peak_pss_sum_bytes": self.judges_pss_kib * 1024,
+            "per_worker_rss_bytes": self.judges_rss_kib * 1024 // workers,
+            "per_worker_pss_bytes": self.judges_pss_kib * 1024 // workers,
+            "most_processes": self.most_processes,
+            "processes_seen": len(self.processes_seen),
         }
 
 
@@ -299,7 +289,7 @@ def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str
     cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
     return {"set": exercise_set, "command": command, "exit_code": code, "wall_s": round(wall, 3),
             "cpu_s": round(cpu, 3),
-            "log_tail": log.read_text(encoding="utf-8", errors="replace")[-2000:], "memory": sampler.figures()}
+            "log_tail": log.read_text(encoding="utf-8", errors="replace")[-2000:], "memory": sampler.figures(jobs)}
 
 
 def read_grades(out: Path) -> dict[str, tuple[str, float, float]]:
@@ -377,23 +367,21 @@ def verdict(met: bool | None) -> str:
 
 
 def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int) -> dict[str, Any]:
-    """The targets per exercise set: what a class costs depends on what is graded (3.3 runs a 1024-token
-    GPT-2-sized forward per submission), so each set gets its own verdicts."""
+    """The targets per exercise set: what a class costs depends on what is graded (the mask checks run
+    dozens of forwards, 3.3 loads GPT-2-sized weights), so each set gets its own verdicts."""
     kernel_mean = statistics.mean(kernel) if isinstance(kernel, list) and kernel else None
     sets = []
     for b in batches:
         per_submission = b["wall_s"] / n
-        workers = b["memory"]["workers"]
-        rss = max((w["peak_rss_sum_bytes"] for w in workers), default=0)
-        pss = max((w["peak_pss_sum_bytes"] for w in workers), default=0)
+        rss, pss = b["memory"]["per_worker_rss_bytes"], b["memory"]["per_worker_pss_bytes"]
         speedup = kernel_mean / per_submission if kernel_mean else None
         sets.append({
             "set": b["set"],
             "submissions_per_s": round(n / b["wall_s"], 2),
             "batch_s_per_submission": round(per_submission, 4),
             "speedup": round(speedup, 1) if speedup else None,
-            "worker_peak_rss_sum_bytes": rss,
-            "worker_peak_pss_sum_bytes": pss,
+            "per_worker_rss_bytes": rss,
+            "per_worker_pss_bytes": pss,
             "targets": {
                 "submissions_per_s >= 20": n / b["wall_s"] >= TARGET_RATE,
                 "speedup >= 30": None if speedup is None else speedup >= TARGET_SPEEDUP,
@@ -406,20 +394,19 @@ def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int) 
 
 def print_batches(batches: list[dict[str, Any]], n: int, cores: int) -> None:
     print(f"{'set':<16}{'wall s':>8}{'subs/s':>8}{'CPU s/sub':>10}{'CPU-bound/s':>12}{'mean own s':>11}"
-          f"{'parent':>10}{'worker max':>11}  check")
+          f"{'parent':>10}{'worker':>11}  check")
     for b in batches:
         own = statistics.mean(b["own_s"]) if b["own_s"] else float("nan")
-        workers = b["memory"]["workers"]
         check = "ok" if b["check"]["ok"] else f"FAILED {b['check']}"
         cpu = b["cpu_s"] / n
         print(f"{b['set']:<16}{b['wall_s']:>8.2f}{n / b['wall_s']:>8.2f}{cpu:>10.3f}{cores / cpu:>12.2f}{own:>11.3f}"
               f"{gib(b['memory']['parent_peak_hwm_bytes']):>10}"
-              f"{gib(max((w['peak_rss_sum_bytes'] for w in workers), default=0)):>11}  {check}")
+              f"{gib(b['memory']['per_worker_rss_bytes']):>11}  {check}")
         if b["exit_code"] not in (0, 1):
             print(f"  exit code {b['exit_code']}; end of its output:\n{b['log_tail']}")
     print("  (CPU s/sub: user + sys of the whole tree per submission; CPU-bound/s: the rate on that many"
           f" idle cores ({cores}); mean own s: each submission's duration_s in results.jsonl;"
-          " parent: its VmHWM; worker max: the largest sampled sum of VmRSS over one worker's tree)")
+          " parent: its VmHWM; worker: the peak sum of VmRSS under the batch process, divided among the workers)")
 
 
 def print_memory(batch: dict[str, Any]) -> None:
@@ -427,10 +414,9 @@ def print_memory(batch: dict[str, Any]) -> None:
     print(f"memory of `-e {batch['set']}` ({memory['samples']} samples every {SAMPLE_EVERY_S * 1000:.0f} ms):"
           f" parent peak RSS {gib(memory['parent_peak_rss_bytes'])} (VmHWM {gib(memory['parent_peak_hwm_bytes'])}),"
           f" whole tree peak RSS {gib(memory['tree_peak_rss_bytes'])}")
-    for w in memory["workers"]:
-        print(f"  worker tree: peak sum of RSS {gib(w['peak_rss_sum_bytes'])}, of VmHWM {gib(w['peak_hwm_sum_bytes'])},"
-              f" of Pss {gib(w['peak_pss_sum_bytes'])},"
-              f" up to {w['most_processes']} processes at once, {w['processes_seen']} seen: {w['command'][:90]}")
+    print(f"  under it (workers, zygotes, sandboxes): peak sum of RSS {gib(memory['judges_peak_rss_sum_bytes'])},"
+          f" of VmHWM {gib(memory['judges_peak_hwm_sum_bytes'])}, of Pss {gib(memory['judges_peak_pss_sum_bytes'])};"
+          f" up to {memory['most_processes']} processes at once, {memory['processes_seen']} seen")
 
 
 def print_report(figures: dict[str, Any]) -> None:
@@ -468,9 +454,9 @@ def print_verdicts(each: dict[str, Any], kernel_s: float | None) -> None:
     # RSS counts every page a fork shares once per process (torch's libraries sit in the worker, its
     # zygote and each sandbox); Pss splits each shared page among its sharers, so the workers' Pss add up
     # to the machine's memory. Both are shown.
-    print(f"{verdict(targets['worker RSS sum <= 1 GiB'])}  {name} {gib(each['worker_peak_rss_sum_bytes'])}"
+    print(f"{verdict(targets['worker RSS sum <= 1 GiB'])}  {name} {gib(each['per_worker_rss_bytes'])}"
           " peak sum of RSS per worker (target <= 1 GiB)")
-    print(f"{verdict(targets['worker Pss sum <= 1 GiB'])}  {name} {gib(each['worker_peak_pss_sum_bytes'])}"
+    print(f"{verdict(targets['worker Pss sum <= 1 GiB'])}  {name} {gib(each['per_worker_pss_bytes'])}"
           " peak sum of Pss per worker (target <= 1 GiB)")
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from grader import __version__
 from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
+from grader.launcher import ZygoteLauncher, zygotes_available
 from grader.loading import fingerprint
 from grader.results import from_json
 from grader.roster import Student
@@ -85,10 +86,26 @@ def _seed(seed: int | None, student: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}/{student}".encode()).digest()[:4], "big") >> 1
 
 
+class Zygotes:
+    """Zygotes for the workers, started before this process imports torch so that their imports and ours
+    run at once (on two cores, a second of a ten-second class). Each worker is handed one when forked; a
+    worker started later, in place of a lost one, starts its own."""
+
+    def __init__(self, count: int) -> None:
+        self.waiting = [ZygoteLauncher() for _ in range(count)] if zygotes_available() else []
+
+    def take(self) -> ZygoteLauncher | None:
+        return self.waiting.pop() if self.waiting else None
+
+    def close(self) -> None:
+        for zygote in self.waiting:
+            zygote.close()
+
+
 class Worker:
     """One judge (grader.batch_worker, forked from this process) and the job it is grading."""
 
-    def __init__(self, exercises: Sequence[Exercise], log: TextIO) -> None:
+    def __init__(self, exercises: Sequence[Exercise], log: TextIO, zygote: ZygoteLauncher | None) -> None:
         from grader import batch_worker
 
         jobs_in, jobs_out = os.pipe()
@@ -97,9 +114,12 @@ class Worker:
             stream.flush()
         self.pid = os.fork()
         if self.pid == 0:
-            batch_worker.become(exercises, jobs_in, answers_out, log.fileno())
+            batch_worker.become(exercises, zygote, jobs_in, answers_out, log.fileno())
         os.close(jobs_in)
         os.close(answers_out)
+        self.zygote = zygote
+        if zygote is not None:
+            zygote.hand_over()
         self.jobs = os.fdopen(jobs_out, "wb")
         self.answers = answers_in
         self.status: int | None = None
@@ -144,6 +164,9 @@ class Worker:
                 except OSError:
                     pass
             self.wait()
+        if self.zygote is not None:  # it ended with the worker; it is ours to reap
+            self.zygote.close()
+            self.zygote = None
         for close in (self.jobs.close, lambda: os.close(self.answers)):
             try:
                 close()
@@ -161,7 +184,7 @@ class Worker:
 
 
 def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir: Path, *, workers: int,
-        timeout: float, lang: str, on_result: Callable[[Entry], None]) -> None:
+        timeout: float, lang: str, on_result: Callable[[Entry], None], zygotes: Zygotes) -> None:
     """Grade every job on up to `workers` workers, recording each result as it arrives.
 
     This process must not have run a torch op: the workers are its forks.
@@ -173,7 +196,7 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
     pool: list[Worker] = []
 
     def start() -> None:
-        worker = Worker(exercises, log)
+        worker = Worker(exercises, log, zygotes.take())
         pool.append(worker)
         selector.register(worker.answers, selectors.EVENT_READ, worker)
         feed(worker)

@@ -5,7 +5,8 @@ reference, comparing), so N judges on N cores each need their own interpreter. W
 started fresh: the parent imports torch and the exercises once for the whole class and a fork shares
 them, where each fresh interpreter would spend about a second of CPU importing them again. The parent
 never runs a torch op, so the fork is safe; the worker's zygote is still started by exec, so a
-submission's process holds nothing of the parent. Each worker keeps its own warm zygote, so a
+submission's process holds nothing of the parent; the parent starts them first, so that their imports
+run beside its own. Each worker keeps its own warm zygote, so a
 submission that kills one costs its neighbours nothing. A worker is trusted code: it reads jobs as
 JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr go to
 workers.log, so nothing a library prints can corrupt the answers. It also writes the student's
@@ -19,13 +20,16 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Sequence
 
+from grader.launcher import Launcher, ZygoteLauncher, default_launcher
+
 if TYPE_CHECKING:
     from grader.exercise import Exercise
 
 NAME = b"grade-worker"  # what ps and top show for a worker (its command line is the parent's)
 
 
-def become(exercises: Sequence[Exercise], jobs: int, answers: int, log: int) -> NoReturn:
+def become(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: int, answers: int,
+           log: int) -> NoReturn:
     """The forked child's whole life: leave the parent's session and files behind, serve, exit."""
     code = 70
     try:
@@ -34,9 +38,10 @@ def become(exercises: Sequence[Exercise], jobs: int, answers: int, log: int) -> 
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        for low, high in _gaps(sorted({jobs, answers}), start=3):  # the parent's gradebook and pipes
+        kept = {jobs, answers, *((zygote.ctl.fileno(), zygote.errors.fileno()) if zygote else ())}
+        for low, high in _gaps(sorted(kept), start=3):  # the parent's gradebook, pipes and other zygotes
             os.closerange(low, high)
-        serve(exercises, jobs, answers)
+        serve(exercises, zygote or default_launcher(), jobs, answers)
         code = 0
     except BaseException:
         traceback.print_exc()
@@ -53,14 +58,12 @@ def _gaps(kept: list[int], start: int) -> list[tuple[int, int]]:
     return [*ranges, (low, 1 << 16)]
 
 
-def serve(exercises: Sequence[Exercise], jobs: int, answers: int) -> None:
-    from grader.launcher import default_launcher
+def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers: int) -> None:
     from grader.sandbox.confine import die_with_parent, hide_from_tracing, set_name
 
     die_with_parent()  # a batch killed with -9 leaves no judge behind
     hide_from_tracing()
     set_name(NAME)
-    launcher = default_launcher()
     with os.fdopen(jobs, encoding="utf-8") as requests, os.fdopen(answers, "w", encoding="utf-8") as replies:
         try:
             for line in requests:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -74,7 +75,12 @@ def _command(*args: str) -> list[str]:
 
 
 class ZygoteLauncher:
-    """Forks children from a process that imported torch once; starting it early hides that cost."""
+    """Forks children from a process that imported torch once; starting it early hides that cost.
+
+    A batch starts its workers' zygotes before it imports torch itself and hands each to a worker it
+    forks (`hand_over`): only the starting process can wait for a zygote, so the launcher learns that
+    its zygote died from the socket, which the worker holds too.
+    """
 
     def __init__(self) -> None:
         self._start()
@@ -91,6 +97,7 @@ class ZygoteLauncher:
             env=sandbox_env(),
         )
         theirs.close()
+        self.owner = os.getpid()  # the process that can wait for the zygote
         self.ready = False
         self.protections: list[str] = []
 
@@ -113,13 +120,17 @@ class ZygoteLauncher:
         return json.loads(answer)  # type: ignore[no-any-return]
 
     def _died(self) -> str:
-        status = self.proc.wait()
+        status = self.proc.wait() if os.getpid() == self.owner else "unknown to this process"
         self.errors.seek(0)
         lines = self.errors.read().decode(errors="replace").strip().splitlines()
         return f"the zygote exited with status {status}" + (f": {lines[-1]}" if lines else "")
 
+    def _gone(self) -> bool:
+        """Once it has said hello, the zygote speaks only when asked: a readable socket means it exited."""
+        return bool(select.select([self.ctl], [], [], 0)[0])
+
     def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
-        if self.ready and self.proc.poll() is not None:
+        if self.ready and self._gone():
             # Killed (a submission where no namespace or Landlock stopped it, or the OOM killer):
             # a new zygote costs one `import torch`; the remaining submissions are still graded.
             self.close()
@@ -134,10 +145,17 @@ class ZygoteLauncher:
     def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
         return self._request({"op": "reap", "pid": pid, "grace": grace})
 
+    def hand_over(self) -> None:
+        """In the starting process, once a forked worker holds this launcher: drop our end of the socket,
+        so that the zygote sees the worker go and exits; `close` then reaps it."""
+        self.ctl.close()
+
     def close(self) -> None:
-        """The zygote holds no state worth a goodbye; its children were killed by their sandboxes."""
-        self.proc.kill()
-        self.proc.wait()
+        """The zygote holds no state worth a goodbye; its children were killed by their sandboxes. A worker
+        that was handed the zygote only closes the socket, which ends it; the starting process reaps it."""
+        if os.getpid() == self.owner:
+            self.proc.kill()
+            self.proc.wait()
         self.ctl.close()
         self.errors.close()
 
@@ -200,7 +218,9 @@ class SpawnLauncher:
             proc.wait()
 
 
+def zygotes_available() -> bool:
+    return sys.platform.startswith("linux") and hasattr(socket, "send_fds")
+
+
 def default_launcher() -> Launcher:
-    if sys.platform.startswith("linux") and hasattr(socket, "send_fds"):
-        return ZygoteLauncher()
-    return SpawnLauncher()
+    return ZygoteLauncher() if zygotes_available() else SpawnLauncher()
