@@ -240,13 +240,17 @@ def test_a_killed_zygote_is_replaced_for_the_next_submission() -> None:
     assert first.full_marks and second.full_marks
 
 
-def test_the_zygote_is_frozen_and_in_huge_pages(grade_file: Grade, zygote_pid: int | None) -> None:
-    """What keeps a sandbox cheap to fork and to end: torch's objects frozen out of the collector (a
-    student's gc.collect() would otherwise copy the inherited heap) and the zygote's heap in huge pages."""
-    run = grade_file(SOURCE + "\nimport gc\nprint('frozen', gc.get_freeze_count())\n", "3.1")
+def test_the_zygote_is_frozen_preloaded_and_in_huge_pages(grade_file: Grade, zygote_pid: int | None) -> None:
+    """What keeps a sandbox cheap to fork, run and end: torch's objects frozen out of the collector (a
+    student's gc.collect() would otherwise copy the inherited heap), what printing a tensor imports
+    already imported, and the zygote's heap in huge pages."""
+    probe = ("\nimport gc, sys\nprint('frozen', gc.get_freeze_count())\n"
+             "print('preloaded', 'torch._subclasses.schema_check_mode' in sys.modules)\n")
+    run = grade_file(SOURCE + probe, "3.1")
     assert statuses(run, "3.1") == ALL_31
-    frozen = next(line.split()[1] for line in run.output_tail.splitlines() if line.startswith("frozen"))
-    assert int(frozen) > 100_000  # torch's import leaves several hundred thousand objects
+    printed = dict(line.split() for line in run.output_tail.splitlines() if line.startswith(("frozen", "preloaded")))
+    assert int(printed["frozen"]) > 100_000  # torch's import leaves several hundred thousand objects
+    assert printed["preloaded"] == "True"
     thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     if zygote_pid is None or not thp.exists() or "[never]" in thp.read_text():
         return
