@@ -19,7 +19,7 @@ import pytest
 from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
 from grader.gradebook import FILENAME, Gradebook, page_name
 from grader.judge import grade
-from processes import marked, named
+from processes import children_of, marked, named
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
 CLASS_EXERCISES = "3.1,3.2,mask"
@@ -33,9 +33,10 @@ ATTACKS = {
 }
 
 
-def grade_command(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def grade_command(*args: object, cwd: Path | None = None,
+                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=cwd, env={**os.environ, "LANG": "en_US.UTF-8"})
+                          timeout=600, cwd=cwd, env={**os.environ, "LANG": "en_US.UTF-8", **(env or {})})
 
 
 def notebook(*cells: str) -> str:
@@ -308,3 +309,29 @@ def test_what_cannot_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
         done = grade_command(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("grade: "), (args, done.stderr)
+
+
+
+def test_a_worker_replaces_the_zygote_it_was_handed(tmp_path: Path) -> None:
+    """The batch process starts each worker's zygote and hands it over; when that zygote is killed (the
+    OOM killer, or a submission where no namespace or Landlock stopped it), the worker starts its own
+    and the students after it are graded as usual."""
+    write(tmp_path / "in" / "s00.py", ANSWERS)
+    write(tmp_path / "in" / "s01.py", "import time\ntime.sleep(4)\n" + ANSWERS)  # its zygote dies meanwhile
+    write(tmp_path / "in" / "s02.py", ANSWERS)
+    write(tmp_path / "in" / "s03.py", ANSWERS)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(tmp_path / "in"), "-e", "3.1",
+                             "-o", str(out), "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and committed(out) < 1:
+        time.sleep(0.05)
+    time.sleep(0.5)  # s01 is asleep in its first cell
+    zygotes = [pid for pid in marked([b"grader.sandbox.zygote"]) if pid in children_of(proc.pid)]
+    assert len(zygotes) == 1  # the batch process's own child, not the worker's
+    os.kill(zygotes[0], signal.SIGKILL)
+    assert proc.wait(timeout=300) == 0
+    grades = {row[1]: (row[3], row[4]) for row in rows(out)}
+    assert grades["s00"] == grades["s02"] == grades["s03"] == ("graded", 10)
+    assert grades["s01"][0] == "graded"
