@@ -4,13 +4,13 @@ Why processes and not threads: the judge does real work per check (drawing input
 reference, comparing), so N judges on N cores each need their own interpreter. Why forked and not
 started fresh: the parent imports torch and the exercises once for the whole class and a fork shares
 them, where each fresh interpreter would spend about a second of CPU importing them again. The parent
-never runs a torch op, so the fork is safe; the worker's zygote is still started by exec, so a
-submission's process holds nothing of the parent; the parent starts them first, so that their imports
-run beside its own. Each worker keeps its own warm zygote, so a
-submission that kills one costs its neighbours nothing. A worker is trusted code: it reads jobs as
-JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr go to
-workers.log, so nothing a library prints can corrupt the answers. It also writes the student's
-feedback page, so rendering spreads over the workers too.
+never runs a torch op, so the fork is safe. Zygotes are still started by exec, so a submission's
+process holds nothing of the parent; the parent starts them before its own import, so that the imports
+run at once, and hands one to each worker. Each worker has its own warm zygote, so a submission that
+kills one costs its neighbours nothing. A worker is trusted code: it reads jobs as JSON lines from one
+pipe and answers each with one JSON line on another; its stdout and stderr go to workers.log, so
+nothing a library prints can corrupt the answers. It also writes the student's feedback page, so
+rendering spreads over the workers too.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def become(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: i
     """The forked child's whole life: leave the parent's session and files behind, serve, exit."""
     code = 70
     try:
-        os.setsid()  # its own group: the parent kills the worker, its zygote and sandboxes at once
+        os.setsid()  # its own group: the parent kills the worker and everything it started at once
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(log, 1)

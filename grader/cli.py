@@ -143,52 +143,50 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
 
     lang = lang or catalogue.default_lang()
     zygotes = batch.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
+    click.get_current_context().call_on_close(zygotes.close)
+    chosen = _select(spec, lang)
+    ids = [exercise.id for exercise in chosen]
+    workdir = outdir / ".sources"
     try:
-        chosen = _select(spec, lang)
-        ids = [exercise.id for exercise in chosen]
-        workdir = outdir / ".sources"
-        try:
-            shutil.rmtree(workdir, ignore_errors=True)
-            workdir.mkdir(parents=True)
-            students, skipped = roster.collect(sources, workdir, student_pattern)
-            if shard:
-                part = roster.parse_shard(shard)
-                students = [s for s in students if roster.in_shard(s.name, part)]
-            for item in skipped:  # file names are the students': one line, no workflow command
-                click.echo(f"grade: {one_line(catalogue.text(item.reason.key, lang, **item.reason.args))}", err=True)
-            with Gradebook(outdir / FILENAME) as book:
-                jobs_to_do, already = batch.pending(book, students, ids, force, seed)
-                tally = batch.Tally(already=already)
-                progress = Progress(len(jobs_to_do), sys.stderr, enabled=sys.stderr.isatty())
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        students, skipped = roster.collect(sources, workdir, student_pattern)
+        if shard:
+            part = roster.parse_shard(shard)
+            students = [s for s in students if roster.in_shard(s.name, part)]
+        for item in skipped:  # file names are the students': one line, no workflow command
+            click.echo(f"grade: {one_line(catalogue.text(item.reason.key, lang, **item.reason.args))}", err=True)
+        with Gradebook(outdir / FILENAME) as book:
+            jobs_to_do, already = batch.pending(book, students, ids, force, seed)
+            tally = batch.Tally(already=already)
+            progress = Progress(len(jobs_to_do), sys.stderr, enabled=sys.stderr.isatty())
 
-                def recorded(entry: Any) -> None:
-                    tally.add(entry)
-                    progress.step()
+            def recorded(entry: Any) -> None:
+                tally.add(entry)
+                progress.step()
 
-                started = time.monotonic()
-                interrupted = False
-                try:
-                    batch.run(book, jobs_to_do, chosen, outdir, workers=jobs, timeout=timeout, lang=lang,
-                              on_result=recorded, zygotes=zygotes)
-                except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
-                    interrupted = True
-                progress.finish()
-                index = batch.publish(outdir, book.latest(batch.exercise_set(ids)), lang, rewrite_pages=False)
-            shutil.rmtree(workdir, ignore_errors=True)
-        except roster.RosterError as exc:
-            _fail(catalogue.text(exc.key, lang, **exc.args_))
-        except (GradebookError, OSError) as exc:
-            _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
-        seconds = time.monotonic() - started
-        counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
-                  "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
-                  "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
-        click.echo(summary(counts, str(index), lang))
-        if interrupted:
-            _fail(catalogue.text("batch.interrupted", lang), code=EXIT_INTERRUPTED)
-        sys.exit(EXIT_PARTIAL if tally.errors else EXIT_FULL)
-    finally:
-        zygotes.close()
+            started = time.monotonic()
+            interrupted = False
+            try:
+                batch.run(book, jobs_to_do, chosen, outdir, workers=jobs, timeout=timeout, lang=lang,
+                          on_result=recorded, zygotes=zygotes)
+            except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
+                interrupted = True
+            progress.finish()
+            index = batch.publish(outdir, book.latest(batch.exercise_set(ids)), lang, rewrite_pages=False)
+        shutil.rmtree(workdir, ignore_errors=True)
+    except roster.RosterError as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
+    except (GradebookError, OSError) as exc:
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+    seconds = time.monotonic() - started
+    counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
+              "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
+              "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
+    click.echo(summary(counts, str(index), lang))
+    if interrupted:
+        _fail(catalogue.text("batch.interrupted", lang), code=EXIT_INTERRUPTED)
+    sys.exit(EXIT_PARTIAL if tally.errors else EXIT_FULL)
 
 
 @cli.command("export")
