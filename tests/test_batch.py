@@ -197,6 +197,17 @@ def started_in(folder: Path) -> list[int]:
     return found
 
 
+def batch_in_background(folder: Path, exercises: str, out: Path, until_committed: int) -> subprocess.Popen[bytes]:
+    """`grade batch folder/in` on one worker, returned once it has committed that many results."""
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder / "in"), "-e", exercises,
+                             "-o", str(out), "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=folder)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and committed(out) < until_committed:
+        time.sleep(0.05)
+    return proc
+
+
 def committed(outdir: Path) -> int:
     """Rows a running batch has committed so far (0 before it has created its gradebook)."""
     try:
@@ -227,12 +238,7 @@ def test_force_regrades_and_a_changed_submission_keeps_its_history(tmp_path: Pat
 def test_a_run_killed_mid_way_resumes_without_losing_or_regrading(tmp_path: Path) -> None:
     one_student_class(tmp_path / "in", 12)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(tmp_path / "in"), "-e", "3.1,mask",
-                             "-o", str(out), "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=tmp_path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and committed(out) < 3:
-        time.sleep(0.05)
+    proc = batch_in_background(tmp_path, "3.1,mask", out, until_committed=3)
     assert started_in(tmp_path)  # the worker and its zygote, seen while they work
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -321,12 +327,7 @@ def test_a_worker_replaces_the_zygote_it_was_handed(tmp_path: Path) -> None:
     write(tmp_path / "in" / "s02.py", ANSWERS)
     write(tmp_path / "in" / "s03.py", ANSWERS)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(tmp_path / "in"), "-e", "3.1",
-                             "-o", str(out), "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=tmp_path)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and committed(out) < 1:
-        time.sleep(0.05)
+    proc = batch_in_background(tmp_path, "3.1", out, until_committed=1)
     time.sleep(0.5)  # s01 is asleep in its first cell
     zygotes = [pid for pid in marked([b"grader.sandbox.zygote"]) if pid in children_of(proc.pid)]
     assert len(zygotes) == 1  # the batch process's own child, not the worker's

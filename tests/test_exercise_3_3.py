@@ -78,22 +78,20 @@ def _with_mask(register: str, use: str) -> str:
     return mutations.apply(source, "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", use)
 
 
-def test_context_is_read_from_a_mask_under_any_name(grade_file: Grade) -> None:
+@pytest.mark.parametrize("register, use, status, key, named", [
     # GPT-2's own layout: a (1, 1, n, n) buffer named "bias".
-    source = _with_mask('self.register_buffer("bias", torch.triu(torch.ones(1, 1, context_length, '
-                        'context_length), diagonal=1))',
-                        "mask_bool = self.bias.bool()[0, 0, :num_tokens, :num_tokens]")
-    c = check(grade_file(source, "3.3"), "3.3", "context")
-    assert (c.status, c.message_key) == ("passed", "3.3.context.mask_ok")
-    assert "causal mask (bias) covers 1024 tokens" in c.message
-
-
-def test_a_wrong_sized_mask_is_named_under_any_name(grade_file: Grade) -> None:
-    source = _with_mask('self.register_buffer("tri", torch.triu(torch.ones(512, 512), diagonal=1))',
-                        "mask_bool = self.tri.bool()[:num_tokens, :num_tokens]")
-    c = check(grade_file(source, "3.3"), "3.3", "context")
-    assert (c.status, c.message_key) == ("failed", "3.3.context.wrong")
-    assert "mask is 512×512" in c.message
+    ('self.register_buffer("bias", torch.triu(torch.ones(1, 1, context_length, context_length), diagonal=1))',
+     "mask_bool = self.bias.bool()[0, 0, :num_tokens, :num_tokens]",
+     "passed", "3.3.context.mask_ok", "causal mask (bias) covers 1024 tokens"),
+    ('self.register_buffer("tri", torch.triu(torch.ones(512, 512), diagonal=1))',
+     "mask_bool = self.tri.bool()[:num_tokens, :num_tokens]",
+     "failed", "3.3.context.wrong", "mask is 512×512"),
+])
+def test_context_is_read_from_a_mask_under_any_name(grade_file: Grade, register: str, use: str, status: str,
+                                                    key: str, named: str) -> None:
+    c = check(grade_file(_with_mask(register, use), "3.3"), "3.3", "context")
+    assert (c.status, c.message_key) == (status, key)
+    assert named in c.message
 
 
 def test_a_mask_built_in_forward_is_run_on_1024_tokens(grade_file: Grade) -> None:
