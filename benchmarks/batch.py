@@ -179,13 +179,6 @@ def pss_kib(pid: int) -> int:
     return next((int(line.split()[1]) for line in lines if line.startswith("Pss:")), 0)
 
 
-def command_line(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return "?"
-
-
 @dataclass
 class TreeSampler:
     """Samples the batch's process tree from a thread while it runs.
