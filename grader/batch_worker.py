@@ -38,7 +38,7 @@ def become(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: i
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        kept = {jobs, answers, *((zygote.ctl.fileno(), zygote.errors.fileno()) if zygote else ())}
+        kept = {jobs, answers, *(zygote.descriptors() if zygote else ())}
         for low, high in _gaps(sorted(kept), start=3):  # the parent's gradebook, pipes and other zygotes
             os.closerange(low, high)
         serve(exercises, zygote or default_launcher(), jobs, answers)

@@ -145,6 +145,10 @@ class ZygoteLauncher:
     def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
         return self._request({"op": "reap", "pid": pid, "grace": grace})
 
+    def descriptors(self) -> tuple[int, ...]:
+        """What a forked worker must keep open to use this launcher: the socket and the zygote's error file."""
+        return self.ctl.fileno(), self.errors.fileno()
+
     def hand_over(self) -> None:
         """In the starting process, once a forked worker holds this launcher: drop our end of the socket,
         so that the zygote sees the worker go and exits; `close` then reaps it."""
