@@ -114,7 +114,6 @@ class Sandbox:
         self.records: dict[int, CellRecord] = {}
         self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
         self._child: _Child | None = None
-        self._inventory: list[Obj] | None = None
         self._memo: dict[str, Any] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------------
@@ -161,7 +160,6 @@ class Sandbox:
         pid, sock = self.launcher.launch(config)
         self._child = _Child(pid, sock)
         self.generation += 1
-        self._inventory = None
         self._memo = {}
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
         reported = hello.get("protections", []) if isinstance(hello, dict) else []
@@ -265,21 +263,18 @@ class Sandbox:
 
     def inventory(self) -> list[Obj]:
         """Every module, class and function the submission bound, oldest binding first."""
-        self._ensure_child()
-        if self._inventory is None:
-            entries = self._probe("inventory", "listing the submission's objects")
-            if not isinstance(entries, list):
-                raise ProtocolViolation("inventory", "not a list")
-            self._inventory = [
-                Obj(int(e["ref"]), e, self.generation, list(e.get("bindings", [])))
-                for e in entries
-                if isinstance(e, dict) and isinstance(e.get("ref"), int)
-            ]
-        return self._inventory
+        return self.memo("inventory", self._list_objects)
+
+    def _list_objects(self) -> list[Obj]:
+        entries = self._probe("inventory", "listing the submission's objects")
+        if not isinstance(entries, list):
+            raise ProtocolViolation("inventory", "not a list")
+        return [Obj(int(e["ref"]), e, self.generation, list(e.get("bindings", [])))
+                for e in entries if isinstance(e, dict) and isinstance(e.get("ref"), int)]
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
-        """What `build()` gave for `key` in this child, built once: the checks of an exercise that all
-        need, say, the module a submission's builder returns share one instead of building it each time.
+        """What `build()` gave for `key` in this child, built once: the inventory, or the module a
+        submission's builder returns, which all the checks of an exercise share.
         A restarted child starts empty; a build that raises is tried again by the next caller."""
         self._ensure_child()  # a child killed since the last call is replaced, and its memo emptied
         if key not in self._memo:
