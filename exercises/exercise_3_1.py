@@ -158,7 +158,12 @@ class Pair:
 
 
 def transferred_pairs(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
-    """Fresh pairs through transfer_weights, v2 holding the judge's weights; else the submission's pair."""
+    """Fresh pairs through transfer_weights, v2 holding the judge's weights; else the submission's pair.
+    Made once per sandbox: "agree" runs v1 and "parameters" reads its matrices, neither changes them."""
+    return sb.memo("3.1 pairs", lambda: _transfer(sb, rng))
+
+
+def _transfer(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
     fn = function(sb, "transfer_weights")
     if fn is not None:
         v1_cls, v2_cls = the_class(sb, "SelfAttention_v1"), the_class(sb, "SelfAttention_v2")

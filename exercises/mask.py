@@ -274,35 +274,44 @@ def _classes(found: list[tuple[Target, Obj]]) -> str:
     return ", ".join(t.name for t, _ in found)
 
 
+def perturbed_outputs(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> torch.Tensor:
+    """The module's outputs for a fresh sequence and its one-token-changed copies (one_token_changed),
+    measured once per class: "causal", "first_token" and "finite" all read them."""
+    label = f"{target.name}.forward"
+    return sb.memo(f"mask outputs {target.name}",
+                   lambda: sb.forward(module, one_token_changed(rng, CONTEXT, target.d_in), label=label))
+
+
 def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
                ) -> tuple[list[list[int]], torch.Tensor]:
     """Who sees whom, measured: row i, column j is 1 when output i moves as token j is replaced."""
-    label = f"{target.name}.forward"
-    out = sb.forward(module, one_token_changed(rng, CONTEXT, target.d_in), label=label)
+    out = perturbed_outputs(sb, target, module, rng)
     if out.dim() != 3 or list(out.shape[:2]) != [CONTEXT + 1, CONTEXT]:
-        raise BadReturn(label, f"shape {list(out.shape)} for an input of shape {[CONTEXT + 1, CONTEXT, target.d_in]}")
+        raise BadReturn(f"{target.name}.forward",
+                        f"shape {list(out.shape)} for an input of shape {[CONTEXT + 1, CONTEXT, target.d_in]}")
     base = out[0]
-    matrix = [[0] * CONTEXT for _ in range(CONTEXT)]
-    for j in range(CONTEXT):
-        moved = (out[j + 1] - base).abs().amax(dim=-1) > CHANGED
-        for i in range(CONTEXT):
-            matrix[i][j] = int(bool(moved[i]))
-    return matrix, base
+    moved = (out[1:] - base).abs().amax(dim=-1) > CHANGED  # row j: the outputs that moved with token j
+    return moved.T.int().tolist(), base
 
 
 # -- checks -----------------------------------------------------------------------------------------
 Judge = Callable[[Target, Obj, Obj], "Outcome | None"]
 
 
-def each_class(sb: Sandbox, ok_key: str, judge: Judge, evidence: dict[str, Any] | None = None,
-               **ok_args: Any) -> Outcome:
-    """Judge a fresh instance of every causal class; the first failure is the check's verdict.
+def each_class(sb: Sandbox, ok_key: str, judge: Judge, evidence: dict[str, Any] | None = None, *,
+               fresh: bool = False, **ok_args: Any) -> Outcome:
+    """Judge every causal class; the first failure is the check's verdict.
 
+    The checks that only run a class with its own weights share one instance of it (built once per
+    sandbox, as building costs more than a forward); a check that loads weights or runs other lengths
+    asks for a `fresh` one, so what it does cannot change what the others see.
     A judge may fill `evidence` as it goes, so a pass shows what was measured on the last class.
     """
     found = targets(sb)
     for target, cls in found:
-        problem = judge(target, cls, sb.construct(cls, *target.args))
+        module = sb.construct(cls, *target.args) if fresh else sb.memo(
+            f"mask instance {target.name}", lambda: sb.construct(cls, *target.args))
+        problem = judge(target, cls, module)
         if problem is not None:
             return with_object(problem, cls)
     return with_object(passed(ok_key, evidence, classes=_classes(found), **ok_args), found[-1][1])
@@ -361,7 +370,7 @@ def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                 return failed("short.shape", cls=target.name, tokens=tokens, shape=list(out.shape))
         return None
 
-    return each_class(sb, "short.ok", judge, lengths=", ".join(map(str, SHORT)), context=CONTEXT)
+    return each_class(sb, "short.ok", judge, fresh=True, lengths=", ".join(map(str, SHORT)), context=CONTEXT)
 
 
 @EXERCISE.check("normalised", points=2, title={"en": "Attention weights are normalised",
@@ -382,7 +391,7 @@ def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("finite", points=1, title={"en": "No NaN in the outputs", "zh": "输出中没有 NaN"})
 def finite(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
-        bad = ~torch.isfinite(sb.forward(module, torch.randn(2, CONTEXT, target.d_in, generator=rng)))
+        bad = ~torch.isfinite(perturbed_outputs(sb, target, module, rng))
         if not bad.any():
             return None
         rows = sorted({int(r) for r in bad.nonzero()[:, 1]})
@@ -412,7 +421,7 @@ def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                                              tokens=tokens, diff=max_diff(got, expected))
         return None
 
-    outcome = each_class(sb, "reference.ok", judge)
+    outcome = each_class(sb, "reference.ok", judge, fresh=True)
     if outcome.status != "passed" or not unmapped:
         return outcome
     compared = [t.name for t, _ in targets(sb) if t.name not in unmapped]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import CORPUS, SOLUTION, Grade, check, mutant, mutations, statuses
+from exercises import exercise_3_1
 
 # Book-style answer up to its 3.1 cell (3.2 and 3.3 are not needed here).
 BOOK = (CORPUS / "book_style.py").read_text(encoding="utf-8").split("# %% Exercise 3.2")[0]
@@ -36,6 +37,15 @@ def test_transfer_bug_is_named(grade_file: Grade, bug: str, agree_key: str, para
     assert (params.status, params.message_key) == ("failed", params_key)
     assert named in params.message
     assert check(run, "3.1", "classes").status == "passed"  # the classes themselves are right
+
+
+def test_the_transfer_runs_once_for_both_checks(grade_file: Grade) -> None:
+    """"agree" and "parameters" judge the same transferred pairs: one call per shape, not per check."""
+    source = mutations.apply(SOLUTION.read_text(encoding="utf-8"), "def transfer_weights(sa_v1, sa_v2):",
+                             "def transfer_weights(sa_v1, sa_v2):\n    print('transferred')")
+    run = grade_file(source, "3.1")
+    assert set(statuses(run, "3.1").values()) == {"passed"}
+    assert run.output_tail.count("transferred") == len(exercise_3_1.SHAPES)
 
 
 def test_book_style_transfer_passes(grade_file: Grade) -> None:

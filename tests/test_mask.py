@@ -212,6 +212,18 @@ def test_buggy_causal_attention_alone_is_diagnosed(grade_file: Grade) -> None:
     assert result.evidence["diagnosis"] == "mask.bug.diagonal_zero"
 
 
+def test_a_check_that_runs_other_lengths_builds_its_own_instance(grade_file: Grade) -> None:
+    """The checks that run the context length share one instance per class; "short" and "reference"
+    build their own. A class that keeps the mask of the first sequence it sees runs fine on a fresh
+    start with short sequences, and must be judged so, whatever length another check ran first."""
+    cached = ("if not hasattr(self, 'seen'):\n            self.seen = self.mask.bool()[:num_tokens, :num_tokens]\n"
+              "        mask_bool = self.seen")
+    src = only_classes("CausalAttention").replace("mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", cached)
+    assert cached in src
+    got = {c.id: c.status for e in grade_file(src, "mask").exercises for c in e.checks}
+    assert got == {**dict.fromkeys(CHECKS, "passed"), "reference": "failed"}
+
+
 def test_no_causal_class_is_not_found(grade_file: Grade) -> None:
     run = grade_file(only_classes("SelfAttention_v1", "SelfAttention_v2"), "mask")
     for cid in CHECKS:
