@@ -183,8 +183,8 @@ def pss_kib(pid: int) -> int:
 class TreeSampler:
     """Samples the batch's process tree from a thread while it runs.
 
-    Everything under the batch process is its judges' cost: the workers, their zygotes (which the batch
-    starts and hands over) and the sandboxes under those. Sums of RSS count the pages a forked child
+    Everything under the batch process is its judges' cost: the workers, the zygote they share (which the
+    batch starts and hands over) and the sandboxes under it. Sums of RSS count the pages a forked child
     shares with its zygote twice, so they overstate that cost; they are the conservative figure the
     target is held to. The sum of VmHWM over live processes also catches a peak that fell between two
     samples; the sum of Pss is what the judges really cost the machine, sampled more rarely."""
@@ -407,7 +407,7 @@ def print_memory(batch: dict[str, Any]) -> None:
     print(f"memory of `-e {batch['set']}` ({memory['samples']} samples every {SAMPLE_EVERY_S * 1000:.0f} ms):"
           f" parent peak RSS {gib(memory['parent_peak_rss_bytes'])} (VmHWM {gib(memory['parent_peak_hwm_bytes'])}),"
           f" whole tree peak RSS {gib(memory['tree_peak_rss_bytes'])}")
-    print(f"  under it (workers, zygotes, sandboxes): peak sum of RSS {gib(memory['judges_peak_rss_sum_bytes'])},"
+    print(f"  under it (workers, zygote, sandboxes): peak sum of RSS {gib(memory['judges_peak_rss_sum_bytes'])},"
           f" of VmHWM {gib(memory['judges_peak_hwm_sum_bytes'])}, of Pss {gib(memory['judges_peak_pss_sum_bytes'])};"
           f" up to {memory['most_processes']} processes at once, {memory['processes_seen']} seen")
 
@@ -444,7 +444,7 @@ def print_verdicts(each: dict[str, Any], kernel_s: float | None) -> None:
     else:
         print(f"{verdict(targets['speedup >= 30'])}  {name} {each['speedup']}x the kernel way per submission"
               f" ({kernel_s} s vs {each['batch_s_per_submission']} s; target >= {TARGET_SPEEDUP:g}x)")
-    # RSS counts every page a fork shares once per process (torch's libraries sit in the worker, its
+    # RSS counts every page a fork shares once per process (torch's libraries sit in each worker, the
     # zygote and each sandbox); Pss splits each shared page among its sharers, so the workers' Pss add up
     # to the machine's memory. Both are shown.
     print(f"{verdict(targets['worker RSS sum <= 1 GiB'])}  {name} {gib(each['per_worker_rss_bytes'])}"

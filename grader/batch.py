@@ -87,12 +87,13 @@ def _seed(seed: int | None, student: str) -> int:
 
 
 class Zygotes:
-    """Zygotes for the workers, started before this process imports torch so that their imports and ours
-    run at once (on two cores, a second of a ten-second class). Each worker is handed one when forked; a
-    worker started later, in place of a lost one, starts its own."""
+    """One zygote for all the workers, started before this process imports torch so that its import and
+    ours run at once, with a launcher (a socket of its own) for each worker, handed over when it is
+    forked. One `import torch` per zygote is ~1.7 CPU-s, a tenth of a 200-student class on two cores.
+    A worker started later, in place of a lost one, starts its own."""
 
     def __init__(self, count: int) -> None:
-        self.waiting = [ZygoteLauncher() for _ in range(count)] if zygotes_available() else []
+        self.waiting = ZygoteLauncher.shared(count) if zygotes_available() and count else []
 
     def take(self) -> ZygoteLauncher | None:
         return self.waiting.pop() if self.waiting else None

@@ -4,10 +4,10 @@ Why processes and not threads: the judge does real work per check (drawing input
 reference, comparing), so N judges on N cores each need their own interpreter. Why forked and not
 started fresh: the parent imports torch and the exercises once for the whole class and a fork shares
 them, where each fresh interpreter would spend about a second of CPU importing them again. The parent
-never runs a torch op, so the fork is safe. Zygotes are still started by exec, so a submission's
-process holds nothing of the parent; the parent starts them before its own import, so that the imports
-run at once, and hands one to each worker. Each worker has its own warm zygote, so a submission that
-kills one costs its neighbours nothing. A worker is trusted code: it reads jobs as JSON lines from one
+never runs a torch op, so the fork is safe. The zygote is still started by exec, so a submission's
+process holds nothing of the parent; the parent starts one for all the workers before its own import, so
+that the two imports run at once, and hands each worker a launcher with a socket of its own. A zygote
+killed from outside costs each worker one new zygote of its own. A worker is trusted code: it reads jobs as JSON lines from one
 pipe and answers each with one JSON line on another; its stdout and stderr go to workers.log, so
 nothing a library prints can corrupt the answers. It also writes the student's feedback page, so
 rendering spreads over the workers too.

@@ -74,30 +74,58 @@ def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "grader.sandbox.zygote", *args]
 
 
-class ZygoteLauncher:
-    """Forks children from a process that imported torch once; starting it early hides that cost.
+class _Zygote:
+    """A zygote process and the file it writes why it died to, shared by the launchers connected to it."""
 
-    A batch starts its workers' zygotes before it imports torch itself and hands each to a worker it
-    forks (`hand_over`): only the starting process can wait for a zygote, so the launcher learns that
-    its zygote died from the socket, which the worker holds too.
-    """
-
-    def __init__(self) -> None:
-        self._start()
-
-    def _start(self) -> None:
-        self.ctl, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.errors = tempfile.TemporaryFile()  # why the zygote died, for the one-line message
+    def __init__(self, sockets: int) -> None:
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(sockets)]
+        self.errors = tempfile.TemporaryFile()
+        theirs = [pair[1].fileno() for pair in pairs]
         self.proc = subprocess.Popen(
-            _command("zygote", str(theirs.fileno())),
-            pass_fds=(theirs.fileno(),),
+            _command("zygote", *map(str, theirs)),
+            pass_fds=theirs,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
             env=sandbox_env(),
         )
-        theirs.close()
+        for _, end in pairs:
+            end.close()
+        self.sockets = [ours for ours, _ in pairs]
         self.owner = os.getpid()  # the process that can wait for the zygote
+        self.users = sockets  # launchers in the owner not closed yet
+
+    def release(self) -> None:
+        """One launcher fewer; in the owner, the last one kills and reaps the zygote."""
+        if os.getpid() == self.owner:
+            self.users -= 1
+            if self.users == 0:
+                self.proc.kill()
+                self.proc.wait()
+        if os.getpid() != self.owner or self.users == 0:
+            self.errors.close()
+
+
+class ZygoteLauncher:
+    """Forks children from a process that imported torch once; starting it early hides that cost.
+
+    A batch starts one zygote for all its workers (`shared`) before it imports torch itself, and hands a
+    launcher to each worker it forks (`hand_over`): only the starting process can wait for a zygote, so
+    a launcher learns that its zygote died from its socket, which the worker holds too.
+    """
+
+    def __init__(self, zygote: _Zygote | None = None, ctl: socket.socket | None = None) -> None:
+        self._connect(zygote or _Zygote(1), ctl)
+
+    @classmethod
+    def shared(cls, count: int) -> list[ZygoteLauncher]:
+        """`count` launchers on one zygote, each with a socket of its own."""
+        zygote = _Zygote(count)
+        return [cls(zygote, ctl) for ctl in zygote.sockets]
+
+    def _connect(self, zygote: _Zygote, ctl: socket.socket | None) -> None:
+        self.zygote = zygote
+        self.ctl = ctl or zygote.sockets[0]
         self.ready = False
         self.protections: list[str] = []
 
@@ -120,9 +148,9 @@ class ZygoteLauncher:
         return json.loads(answer)  # type: ignore[no-any-return]
 
     def _died(self) -> str:
-        status = self.proc.wait() if os.getpid() == self.owner else "unknown to this process"
-        self.errors.seek(0)
-        lines = self.errors.read().decode(errors="replace").strip().splitlines()
+        status = self.zygote.proc.wait() if os.getpid() == self.zygote.owner else "unknown to this process"
+        self.zygote.errors.seek(0)
+        lines = self.zygote.errors.read().decode(errors="replace").strip().splitlines()
         return f"the zygote exited with status {status}" + (f": {lines[-1]}" if lines else "")
 
     def _gone(self) -> bool:
@@ -132,9 +160,9 @@ class ZygoteLauncher:
     def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
         if self.ready and self._gone():
             # Killed (a submission where no namespace or Landlock stopped it, or the OOM killer):
-            # a new zygote costs one `import torch`; the remaining submissions are still graded.
+            # a new zygote of our own costs one `import torch`; the remaining submissions are still graded.
             self.close()
-            self._start()
+            self._connect(_Zygote(1), None)
         ours, theirs = socket.socketpair()
         try:
             pid = self._request({"op": "fork", "config": config}, [theirs.fileno()])["pid"]
@@ -147,21 +175,19 @@ class ZygoteLauncher:
 
     def descriptors(self) -> tuple[int, ...]:
         """What a forked worker must keep open to use this launcher: the socket and the zygote's error file."""
-        return self.ctl.fileno(), self.errors.fileno()
+        return self.ctl.fileno(), self.zygote.errors.fileno()
 
     def hand_over(self) -> None:
         """In the starting process, once a forked worker holds this launcher: drop our end of the socket,
-        so that the zygote sees the worker go and exits; `close` then reaps it."""
+        so that the zygote sees the worker go; `close` then reaps it, once its other launchers are closed."""
         self.ctl.close()
 
     def close(self) -> None:
         """The zygote holds no state worth a goodbye; its children were killed by their sandboxes. A worker
-        that was handed the zygote only closes the socket, which ends it; the starting process reaps it."""
-        if os.getpid() == self.owner:
-            self.proc.kill()
-            self.proc.wait()
+        that was handed a launcher only closes the socket; the zygote ends once all its judges have gone,
+        and the starting process reaps it."""
+        self.zygote.release()
         self.ctl.close()
-        self.errors.close()
 
 
 class SpawnLauncher:

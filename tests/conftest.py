@@ -36,8 +36,8 @@ def launcher() -> Iterator[ZygoteLauncher]:
 @pytest.fixture
 def zygote_pid(launcher: ZygoteLauncher) -> int | None:
     """The session zygote's pid (None with the spawning launcher, whose children are not forks)."""
-    proc = getattr(launcher, "proc", None)
-    return None if proc is None else int(proc.pid)
+    zygote = getattr(launcher, "zygote", None)
+    return None if zygote is None else int(zygote.proc.pid)
 
 
 @pytest.fixture

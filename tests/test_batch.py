@@ -19,7 +19,7 @@ import pytest
 from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
 from grader.gradebook import FILENAME, Gradebook, page_name
 from grader.judge import grade
-from processes import children_of, marked, named
+from processes import alive, children_of, marked, named
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
 CLASS_EXERCISES = "3.1,3.2,mask"
@@ -197,11 +197,12 @@ def started_in(folder: Path) -> list[int]:
     return found
 
 
-def batch_in_background(folder: Path, exercises: str, out: Path, until_committed: int) -> subprocess.Popen[bytes]:
-    """`grade batch folder/in` on one worker, returned once it has committed that many results."""
+def batch_in_background(folder: Path, exercises: str, out: Path, until_committed: int,
+                        jobs: int = 1) -> subprocess.Popen[bytes]:
+    """`grade batch folder/in` on `jobs` workers, returned once it has committed that many results."""
     proc = subprocess.Popen([sys.executable, "-m", "grader", "batch", str(folder / "in"), "-e", exercises,
-                             "-o", str(out), "-j", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=folder)
+                             "-o", str(out), "-j", str(jobs)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=folder)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and committed(out) < until_committed:
         time.sleep(0.05)
@@ -316,6 +317,26 @@ def test_what_cannot_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("grade: "), (args, done.stderr)
 
+
+
+def test_the_workers_share_one_zygote(tmp_path: Path) -> None:
+    """`-j 2` imports torch twice, not three times: the batch process, and one zygote whose children
+    are the sandboxes of both workers."""
+    for n in range(4):
+        write(tmp_path / "in" / f"s{n:02d}.py", "import time\ntime.sleep(1)\n" + ANSWERS)
+    out = tmp_path / "out"
+    proc = batch_in_background(tmp_path, "3.1", out, until_committed=0, jobs=2)
+    most = 0
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and most < 2 and time.monotonic() < deadline:
+        zygotes = [pid for pid in marked([b"grader.sandbox.zygote"]) if pid in children_of(proc.pid)]
+        assert len(zygotes) <= 1
+        if zygotes:
+            most = max(most, len([pid for pid in children_of(zygotes[0]) if alive(pid)]))
+        time.sleep(0.05)
+    assert most == 2  # two submissions at once, both forked by the one zygote
+    assert proc.wait(timeout=300) == 0
+    assert [(row[3], row[4]) for row in rows(out)] == [("graded", 10)] * 4
 
 
 def test_a_worker_replaces_the_zygote_it_was_handed(tmp_path: Path) -> None:

@@ -360,13 +360,13 @@ from grader.launcher import ZygoteLauncher
 
 launcher = ZygoteLauncher()
 select.select([launcher.ctl], [], [], 120)  # the zygote has imported torch and said it is ready
-kill = launcher.proc.kill
+kill = launcher.zygote.proc.kill
 
 def late_kill():
     time.sleep(0.5)  # the judge descheduled between two syscalls, as on a loaded machine
     kill()
 
-launcher.proc.kill = late_kill
+launcher.zygote.proc.kill = late_kill
 launcher.close()  # what `grade` does when it cannot grade: close before the first fork
 """
 

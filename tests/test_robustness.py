@@ -18,7 +18,9 @@ from conftest import EXERCISES, SOLUTION, Grade, check, statuses
 from processes import alive, assert_zygote_idle, children_of, survivors
 from grader.judge import grade
 from grader.launcher import LaunchError, SpawnLauncher, ZygoteLauncher
+from grader.loading import load
 from grader.results import RunResult
+from grader.session import Sandbox
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -220,7 +222,7 @@ def test_single_use_workers_grade_like_the_zygote(tmp_path: Path) -> None:
 
 def test_a_dead_zygote_is_a_launch_error_not_a_hang() -> None:
     launcher = ZygoteLauncher()
-    launcher.proc.kill()
+    launcher.zygote.proc.kill()
     try:
         with pytest.raises(LaunchError, match="the zygote exited with status -9"):
             launcher.launch({})
@@ -232,12 +234,39 @@ def test_a_killed_zygote_is_replaced_for_the_next_submission() -> None:
     launcher = ZygoteLauncher()
     try:
         first = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
-        launcher.proc.kill()
-        launcher.proc.wait()
+        launcher.zygote.proc.kill()
+        launcher.zygote.proc.wait()
         second = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
     finally:
         launcher.close()
     assert first.full_marks and second.full_marks
+
+
+def test_one_zygote_serves_several_judges_and_ends_what_a_lost_one_was_grading(tmp_path: Path) -> None:
+    """The workers of a batch share one zygote, each through a socket of its own. A worker that dies
+    takes the submission it was grading with it; the other goes on grading."""
+    submission = tmp_path / "answer.py"
+    submission.write_text(SOURCE, encoding="utf-8")
+    first, second = ZygoteLauncher.shared(2)
+    assert first.zygote is second.zygote
+    lost = Sandbox(load(submission), first, budget_s=60, seed=1)
+    try:
+        lost.start()
+        child = lost._child.pid  # type: ignore[union-attr]
+        assert child in children_of(first.zygote.proc.pid)
+        first.ctl.close()  # what the kernel does for a worker that dies
+        deadline = time.monotonic() + 10
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(child)
+        run = grade(submission, [EXERCISES["3.1"]], second, seed=1, timeout=60)
+        assert run.full_marks
+        assert second.zygote.proc.poll() is None
+    finally:
+        lost.close()
+        first.close()
+        second.close()
+    assert first.zygote.proc.poll() is not None  # the last launcher closed reaps it
 
 
 def test_the_zygote_is_frozen_preloaded_and_in_huge_pages(grade_file: Grade, zygote_pid: int | None) -> None:

@@ -4,7 +4,8 @@ Started by the judge with exec (never forked from it), it holds only a private s
 judge: no listening socket exists for a child to reach. It never runs a torch op and never touches
 CUDA, because forking after either leaves the child with a deadlocked OpenMP pool or a dead context.
 
-`python -m grader.sandbox.zygote zygote FD` serves fork requests on FD;
+`python -m grader.sandbox.zygote zygote FD...` serves fork requests on each FD, one per judge (the
+workers of a batch share one zygote: one `import torch` for all of them);
 `python -m grader.sandbox.zygote worker FD` is a single-use worker (it reads its configuration from FD)
 for platforms without a safe fork.
 """
@@ -14,6 +15,7 @@ import gc
 import importlib
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -37,29 +39,39 @@ def exit_status(status: int) -> dict[str, int]:
     return {"exit": os.WEXITSTATUS(status)}
 
 
-def serve(ctl: socket.socket, protections: list[str]) -> None:
-    live: set[int] = set()  # children serving a submission now; any other child of ours is a stray
-    reply(ctl, {"ready": True, "protections": protections})
-    while True:
-        try:
-            msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
-        except OSError:  # the judge is gone
-            return
-        if not msg:
-            return
-        request = json.loads(msg)
-        if request["op"] == "fork":
-            pid = fork_child(ctl, fds[0], request["config"])
-            live.add(pid)
-            reply(ctl, {"pid": pid})
-        elif request["op"] == "reap":
-            status = end_child(request["pid"], float(request.get("grace", 0)))
-            live.discard(request["pid"])
-            kill_strays(live)
-            reply(ctl, exit_status(status))
+def serve(judges: list[socket.socket], protections: list[str]) -> None:
+    """Answer each judge's requests until every judge is gone. Requests are short (a fork, or a reap that
+    waits at most its grace), so one judge waits for another's for milliseconds."""
+    live: dict[int, socket.socket] = {}  # children serving a submission now, and the judge of each;
+    # any other child of ours is a stray
+    for ctl in judges:
+        reply(ctl, {"ready": True, "protections": protections})
+    while judges:
+        for ctl in select.select(judges, [], [])[0]:
+            try:
+                msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
+            except OSError:
+                msg, fds = b"", []
+            if not msg:  # this judge is gone, and with it what it was grading
+                judges.remove(ctl)
+                ctl.close()
+                for pid in [pid for pid, judge in live.items() if judge is ctl]:
+                    end_child(pid, 0.0)
+                    del live[pid]
+                continue
+            request = json.loads(msg)
+            if request["op"] == "fork":
+                pid = fork_child(judges, fds[0], request["config"])
+                live[pid] = ctl
+                reply(ctl, {"pid": pid})
+            elif request["op"] == "reap":
+                status = end_child(request["pid"], float(request.get("grace", 0)))
+                live.pop(request["pid"], None)
+                kill_strays(set(live))
+                reply(ctl, exit_status(status))
 
 
-def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
+def fork_child(judges: list[socket.socket], fd: int, config: dict[str, Any]) -> int:
     confine.readable_roots(tuple(config["hidden"]))  # walked here once, inherited by every child
     pid = os.fork()
     if pid:
@@ -68,7 +80,8 @@ def fork_child(ctl: socket.socket, fd: int, config: dict[str, Any]) -> int:
     code = 0
     try:
         os.setsid()  # its own process group, so the judge can kill the whole tree at once
-        ctl.close()
+        for ctl in judges:
+            ctl.close()
         os.closerange(3, fd)
         os.closerange(fd + 1, 1 << 16)
         confine.die_with_parent()
@@ -160,7 +173,8 @@ def main(argv: list[str]) -> None:
         gc.freeze()
         confine.die_with_parent()
         confine.hide_from_tracing()
-        serve(socket.socket(fileno=int(argv[1])), ["subreaper"] if confine.become_subreaper() else [])
+        serve([socket.socket(fileno=int(fd)) for fd in argv[1:]],
+              ["subreaper"] if confine.become_subreaper() else [])
     elif argv[0] == "worker":
         sock = socket.socket(fileno=int(argv[1]))
         config = wire.recv(sock)
