@@ -440,7 +440,7 @@ def test_kill_parent(hostile: Hostile, private_launcher: ZygoteLauncher) -> None
     assert elapsed < 30 + SLACK
     assert cell(run, 1).status == "ok"
     assert statuses(run, "3.1") == ALL_31
-    assert private_launcher.proc.poll() is None, "the submission killed its zygote"
+    assert private_launcher.zygote.proc.poll() is None, "the submission killed its zygote"
     again, _ = _grade_private(private_launcher, SOLUTION, 30)  # the next student is still graded
     assert again.full_marks
     assert not survivors()
@@ -461,7 +461,7 @@ def test_kill_every_process(hostile: Hostile, private_launcher: ZygoteLauncher) 
         run, elapsed = _grade_private(private_launcher, path, 30)
         assert elapsed < 30 + SLACK
         assert canary.poll() is None, "os.kill(-1, 9) reached a process outside the sandbox"
-        assert private_launcher.proc.poll() is None, "os.kill(-1, 9) reached the zygote"
+        assert private_launcher.zygote.proc.poll() is None, "os.kill(-1, 9) reached the zygote"
         assert cell(run, 1).status == "ok" and cell(run, 2).status in ("ok", "error", "crashed")
         assert statuses(run, "3.1") == ALL_31
     finally:
