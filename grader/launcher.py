@@ -97,12 +97,13 @@ class _Zygote:
 
     def release(self) -> None:
         """One launcher fewer; in the owner, the last one kills and reaps the zygote."""
-        if os.getpid() == self.owner:
-            self.users -= 1
-            if self.users == 0:
-                self.proc.kill()
-                self.proc.wait()
-        if os.getpid() != self.owner or self.users == 0:
+        if os.getpid() != self.owner:  # a forked worker's copy: only its own descriptor to close
+            self.errors.close()
+            return
+        self.users -= 1
+        if self.users == 0:
+            self.proc.kill()
+            self.proc.wait()
             self.errors.close()
 
 

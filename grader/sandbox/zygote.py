@@ -1,7 +1,7 @@
 """The zygote: imports torch once, then forks one fresh child per submission (~20 ms instead of ~1.7 s).
 
-Started by the judge with exec (never forked from it), it holds only a private socket pair to the
-judge: no listening socket exists for a child to reach. It never runs a torch op and never touches
+Started by the judge with exec (never forked from it), it holds only private socket pairs to its
+judges: no listening socket exists for a child to reach. It never runs a torch op and never touches
 CUDA, because forking after either leaves the child with a deadlocked OpenMP pool or a dead context.
 
 `python -m grader.sandbox.zygote zygote FD...` serves fork requests on each FD, one per judge (the
