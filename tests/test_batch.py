@@ -340,7 +340,7 @@ def test_the_workers_share_one_zygote(tmp_path: Path) -> None:
 
 
 def test_a_worker_replaces_the_zygote_it_was_handed(tmp_path: Path) -> None:
-    """The batch process starts each worker's zygote and hands it over; when that zygote is killed (the
+    """The batch process starts the workers' zygote and hands it over; when that zygote is killed (the
     OOM killer, or a submission where no namespace or Landlock stopped it), the worker starts its own
     and the students after it are graded as usual."""
     write(tmp_path / "in" / "s00.py", ANSWERS)
