@@ -194,6 +194,17 @@ def test_tensor_reference_with_no_tensors_is_refused(pair) -> None:
         receive(pair, frame({"body": {"__tensor__": 0}, "tensors": []}))
 
 
+@pytest.mark.parametrize("key", [b"\\u005f_tensor__", b"__tens\\u006fr__"], ids=["escaped-underscore", "escaped-o"])
+def test_tensor_reference_spelled_with_escapes_is_resolved_like_any_other(pair, key: bytes) -> None:
+    """recv skips resolving a header without the bytes __tensor__; an escaped spelling must not slip past."""
+    specs = json.dumps([spec("float32", (1,), 4)]).encode()
+    good = b'{"body": {"x": {"' + key + b'": 0}}, "tensors": ' + specs + b"}"
+    assert torch.equal(receive(pair, frame(good, bytes(4)))["x"], torch.zeros(1))
+    bad = b'{"body": {"x": {"' + key + b'": 5}}, "tensors": ' + specs + b"}"
+    with pytest.raises(wire.WireError):
+        receive(pair, frame(bad, bytes(4)))
+
+
 @pytest.mark.parametrize("depth", [5_000, 100_000])
 def test_deeply_nested_header_is_refused(pair, depth: int) -> None:
     """Well under MAX_HEADER, yet deep enough to exhaust the recursion limit while decoding."""
