@@ -32,3 +32,21 @@ def test_values_by_name_now_and_as_a_cell_left_them(launcher, tmp_path: Path) ->
     assert set(now["z"]) == {"__unreadable__"} and "complex" in now["z"]["__unreadable__"]
     assert set(now["big"]) == {"__unreadable__"}
     assert torch.equal(first["x"], torch.arange(6).reshape(2, 3)) and first["label"] == "first"
+
+
+def test_the_run_seed_seeds_what_the_submission_draws(launcher, tmp_path: Path) -> None:
+    """Hidden inputs are fresh each run, yet one seed reproduces a run: a submission's own draws included."""
+    path = tmp_path / "answer.py"
+    path.write_text("import random\nimport torch\ndrawn = [torch.rand(3), random.random()]\n", encoding="utf-8")
+
+    def drawn(seed: int) -> list:
+        sandbox = Sandbox(load(path), launcher, seed=seed)
+        try:
+            return sandbox.variables(["drawn"])["drawn"]
+        finally:
+            sandbox.close()
+
+    first, again, other = drawn(7), drawn(7), drawn(8)
+    assert torch.equal(first[0], again[0]) and first[1] == again[1]
+    assert not torch.equal(first[0], other[0]) and first[1] != other[1]
+    assert torch.equal(first[0], torch.rand(3, generator=torch.Generator().manual_seed(7)))  # torch's own stream
