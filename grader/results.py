@@ -5,7 +5,7 @@ else, so a new output format never needs to touch grading code.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
 Status = Literal["passed", "failed", "error", "skipped"]
@@ -109,7 +109,7 @@ def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
         "statements": exercise.statements,
         "score": exercise.score,
         "max_score": exercise.max_score,
-        "checks": [asdict(c) for c in exercise.checks],
+        "checks": [_plain(c) for c in exercise.checks],
     }
 
 
@@ -121,14 +121,26 @@ def to_json(run: RunResult) -> dict[str, Any]:
         "lang": run.lang,
         "started_at": run.started_at,
         "duration_s": round(run.duration_s, 3),
-        "submission": asdict(run.submission),
+        "submission": _plain(run.submission),
         "score": run.score,
         "max_score": run.max_score,
         "exercises": [_exercise_json(e) for e in run.exercises],
-        "cells": [asdict(c) for c in run.cells],
+        "cells": [_plain(c) for c in run.cells],
         "protections": list(run.protections),
         "output_tail": run.output_tail,
     }
+
+
+def _plain(value: Any) -> Any:
+    """dataclasses.asdict, less its deep copy of every leaf: a run's evidence holds thousands of plain
+    values, and a batch converts each run three times (worker, gradebook, results.jsonl)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def from_json(data: dict[str, Any]) -> RunResult:
