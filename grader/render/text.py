@@ -13,12 +13,16 @@ _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A lone surrogate survives JSON but cannot be encoded as UTF-8: printing it would crash the report.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")  # what any of the three could change
 
 
 def clean(value: object) -> str:
     """Strip ANSI sequences and control characters (keeping newlines and tabs); a lone surrogate
     becomes U+FFFD."""
-    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", _ANSI.sub("", str(value))))
+    text = str(value)
+    if not _UNSAFE.search(text):  # nearly every string of a page: one scan instead of three
+        return text
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", _ANSI.sub("", text)))
 
 
 def one_line(value: object) -> str:
