@@ -238,13 +238,14 @@ def _flush() -> None:
 
 
 def seed_torch(seed: int) -> None:
-    """torch.manual_seed, less its cost where no GPU can use the seed: it also queues the seed for CUDA
-    with the stack that queued it, and formatting that stack read torch's sources (~2 ms a child)."""
-    mps = getattr(torch.backends, "mps", None)
-    if torch.cuda.is_available() or (mps is not None and mps.is_available()):
-        torch.manual_seed(seed)
-    else:
+    """torch.manual_seed, less its cost where torch is built for the CPU alone: it also queues the seed for
+    each accelerator (should one start later) with the stack that queued it, and formatting that stack read
+    torch's sources (~2 ms a child). torch.accelerator (2.6+) tells without starting a device."""
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is not None and accelerator.current_accelerator() is None:
         torch.random.default_generator.manual_seed(seed)
+    else:
+        torch.manual_seed(seed)
 
 
 def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> None:
