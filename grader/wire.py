@@ -135,8 +135,8 @@ def _validate(spec: Any) -> tuple[torch.dtype, list[int], int]:
 def _frame(value: Any) -> tuple[bytes, list[torch.Tensor]]:
     """The length prefix and JSON header, and the contiguous CPU tensors whose bytes follow it (the
     empty ones, which carry none, left out). The JSON encoder walks the value in C and hands only the
-    tensors back here: a module's description crosses in most probes, and walking it in Python cost more
-    than the rest of a small probe."""
+    tensors back here: a module's description crosses in most probes, and walking it in Python, here and
+    again in recv, cost ~8% of a submission's CPU."""
     tensors: list[torch.Tensor] = []
 
     def tensor_ref(v: Any) -> dict[str, int]:
