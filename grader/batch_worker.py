@@ -8,9 +8,9 @@ never runs a torch op, so the fork is safe. The zygote is still started by exec,
 process holds nothing of the parent; the parent starts one for all the workers before its own import, so
 that the two imports run at once, and hands each worker a launcher with a socket of its own. A zygote
 killed from outside costs each worker one new zygote of its own. A worker is trusted code: it reads
-jobs as JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr go to workers.log, so
-nothing a library prints can corrupt the answers. It also writes the student's feedback page, so
-rendering spreads over the workers too.
+jobs as JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr
+go to workers.log, so nothing a library prints can corrupt the answers. It also writes the student's
+feedback page, so rendering spreads over the workers too.
 """
 from __future__ import annotations
 
