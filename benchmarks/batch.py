@@ -8,6 +8,9 @@ worker. It only reports: it always exits 0.
 
     python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask ch03] [--kernel-sample 5]
                                [--seed 0] [--json PATH]
+
+`--sets floor ...` also grades the class with a check that asks nothing, and says what the other sets'
+checks cost above it and what the 20 submissions/s target leaves them.
 """
 from __future__ import annotations
 
@@ -44,6 +47,27 @@ PSS_EVERY = 20
 INSTALL_HINT = 'pip install ".[bench]"  (nbclient and ipykernel)'
 # The kernel warns on stderr that it talks over local TCP; that is noise in a report.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+# `--sets floor`: the same `grade batch`, with one exercise whose only check asks the sandbox nothing. Each
+# submission is still forked, its cells run, its sandbox torn down, its page and gradebook row written:
+# what grading costs before any check, which no check can take away.
+FLOOR = "floor"
+FLOOR_EXERCISE = '''"""Written by benchmarks/batch.py for `--sets floor`: a check that asks the sandbox nothing."""
+import types
+
+from grader.exercise import Exercise, passed
+
+EXERCISE = Exercise(
+    id="floor", group="bench", reference=types.ModuleType("nothing"),
+    title={"en": "The cells only", "zh": "只运行单元格"},
+    statement={"en": "Nothing is checked.", "zh": "不检查任何内容。"},
+    messages={"ran": {"en": "The cells ran.", "zh": "单元格已运行。"}},
+)
+
+
+@EXERCISE.check("ran", points=1, title={"en": "The cells ran", "zh": "单元格已运行"})
+def ran(sb, ref, rng):
+    return passed("ran")
+'''
 
 
 @dataclass(frozen=True)
@@ -266,7 +290,12 @@ def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str
 
     Its CPU time (user + sys of every process it waited for, down to the sandboxes) is measured too:
     unlike the wall time, it hardly moves when other work shares the machine."""
-    command = [*grade_command(), "batch", str(folder), "-e", exercise_set, "-o", str(out), "-j", str(jobs)]
+    extra: list[str] = []
+    if exercise_set == FLOOR:
+        (out.parent / "floor").mkdir(exist_ok=True)
+        (out.parent / "floor" / "floor.py").write_text(FLOOR_EXERCISE, encoding="utf-8")
+        extra = ["--exercises", str(out.parent / "floor")]
+    command = [*grade_command(), *extra, "batch", str(folder), "-e", exercise_set, "-o", str(out), "-j", str(jobs)]
     log = out.with_name(out.name + ".log")
     env = dict(os.environ, NO_COLOR="1")
     with log.open("wb") as sink:
@@ -359,12 +388,14 @@ def verdict(met: bool | None) -> str:
     return "n/a " if met is None else ("PASS" if met else "MISS")
 
 
-def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int) -> dict[str, Any]:
+def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int, cores: int) -> dict[str, Any]:
     """The targets per exercise set: what a class costs depends on what is graded (the mask checks run
     dozens of forwards, 3.3 loads GPT-2-sized weights), so each set gets its own verdicts."""
     kernel_mean = statistics.mean(kernel) if isinstance(kernel, list) and kernel else None
     sets = []
     for b in batches:
+        if b["set"] == FLOOR:  # not a way to grade: nothing to hold to the targets
+            continue
         per_submission = b["wall_s"] / n
         rss, pss = b["memory"]["per_worker_rss_bytes"], b["memory"]["per_worker_pss_bytes"]
         speedup = kernel_mean / per_submission if kernel_mean else None
@@ -382,7 +413,24 @@ def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int) 
                 "worker Pss sum <= 1 GiB": bool(pss) and pss <= TARGET_WORKER_BYTES,
             },
         })
-    return {"kernel_s_per_notebook": round(kernel_mean, 3) if kernel_mean else None, "sets": sets}
+    return {"kernel_s_per_notebook": round(kernel_mean, 3) if kernel_mean else None, "sets": sets,
+            "checks": checks_budget(batches, n, cores)}
+
+
+def checks_budget(batches: list[dict[str, Any]], n: int, cores: int) -> dict[str, Any] | None:
+    """With a floor run: what each set's checks cost above it, and what the rate target leaves them.
+    The floor run's wall time (start-up, every fork, every cell) is spent whatever is checked; of the
+    n / 20 s that 20 submissions/s allows, the rest, on every core, is all the checks may use."""
+    floor = next((b for b in batches if b["set"] == FLOOR), None)
+    if floor is None:
+        return None
+    floor_cpu = floor["cpu_s"] / n
+    return {
+        "floor_wall_s": floor["wall_s"],
+        "floor_cpu_s_per_submission": round(floor_cpu, 4),
+        "budget_cpu_s_per_submission": round((n / TARGET_RATE - floor["wall_s"]) * cores / n, 4),
+        "cpu_s_per_submission": {b["set"]: round(b["cpu_s"] / n - floor_cpu, 4) for b in batches if b is not floor},
+    }
 
 
 def print_batches(batches: list[dict[str, Any]], n: int, cores: int) -> None:
@@ -400,6 +448,14 @@ def print_batches(batches: list[dict[str, Any]], n: int, cores: int) -> None:
     print("  (CPU s/sub: user + sys of the whole tree per submission; CPU-bound/s: the rate on that many"
           f" idle cores ({cores}); mean own s: each submission's duration_s in results.jsonl;"
           " parent: its VmHWM; worker: the peak sum of VmRSS under the batch process, divided among the workers)")
+
+
+def print_checks(checks: dict[str, Any]) -> None:
+    print(f"floor (the cells only, one check that asks nothing): {checks['floor_wall_s']:.2f} s wall,"
+          f" {checks['floor_cpu_s_per_submission'] * 1000:.1f} ms CPU per submission; at {TARGET_RATE:g}"
+          f" submissions/s the checks may add {checks['budget_cpu_s_per_submission'] * 1000:.1f} ms CPU per submission")
+    for name, cpu in checks["cpu_s_per_submission"].items():
+        print(f"  checks of -e {name}: {cpu * 1000:.1f} ms CPU per submission above the floor")
 
 
 def print_memory(batch: dict[str, Any]) -> None:
@@ -420,9 +476,11 @@ def print_report(figures: dict[str, Any]) -> None:
     load = figures["load_average"]
     print(f"load average (1, 5, 15 min): before {', '.join(f'{x:.1f}' for x in load['before'])};"
           f" after {', '.join(f'{x:.1f}' for x in load['after'])}")
-    command = figures["batches"][0]["command"]
+    command = next((b for b in figures["batches"] if b["set"] != FLOOR), figures["batches"][0])["command"]
     print(f"command: {' '.join(command[:command.index('batch') + 1])} DIR -e SET -o OUT -j {figures['jobs']}")
     print_batches(figures["batches"], n, min(figures["jobs"], figures["cpus"] or 1))
+    if s["checks"]:
+        print_checks(s["checks"])
     for batch in figures["batches"]:
         print_memory(batch)
     kernel = figures["kernel"]
@@ -459,7 +517,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="judge workers, passed to grade batch -j (default: the CPU count)")
     parser.add_argument("--sets", nargs="+", default=["3.1", "3.1,3.2,mask", "ch03"],
-                        help="exercise sets, one batch each (default: 3.1 3.1,3.2,mask ch03)")
+                        help="exercise sets, one batch each, `floor` for the cells alone"
+                             " (default: 3.1 3.1,3.2,mask ch03)")
     parser.add_argument("--correct", type=float, default=0.5, help="share of correct answers (default 0.5)")
     parser.add_argument("--kernel-sample", type=int, default=5,
                         help="notebooks to execute with nbclient, 0 to skip (default 5)")
@@ -490,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         "submissions": [{"student": s.student, "style": s.style, "bugs": list(s.bugs)} for s in submissions],
         "batches": batches,
         "kernel": {"notebooks": [p.name for p in sample], "seconds": kernel},
-        "summary": summarise(batches, kernel, n),
+        "summary": summarise(batches, kernel, n, min(args.jobs, os.cpu_count() or 1)),
     }
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
