@@ -478,7 +478,7 @@ def print_report(figures: dict[str, Any]) -> None:
           f" after {', '.join(f'{x:.1f}' for x in load['after'])}")
     command = next((b for b in figures["batches"] if b["set"] != FLOOR), figures["batches"][0])["command"]
     print(f"command: {' '.join(command[:command.index('batch') + 1])} DIR -e SET -o OUT -j {figures['jobs']}")
-    print_batches(figures["batches"], n, min(figures["jobs"], figures["cpus"] or 1))
+    print_batches(figures["batches"], n, figures["cores"])
     if s["checks"]:
         print_checks(s["checks"])
     for batch in figures["batches"]:
@@ -542,14 +542,15 @@ def main(argv: list[str] | None = None) -> int:
         sample = kernel_sample(folder, submissions, args.kernel_sample) if args.kernel_sample > 0 else []
         kernel = kernel_seconds(sample) if sample else "--kernel-sample 0"
 
+    cores = min(args.jobs, os.cpu_count() or 1)  # what the workers can use at once
     figures = {
         "n": n, "n_correct": sum(s.correct for s in submissions), "seed": args.seed, "jobs": args.jobs,
-        "cpus": os.cpu_count(), "python": sys.version.split()[0],
+        "cpus": os.cpu_count(), "cores": cores, "python": sys.version.split()[0],
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "submissions": [{"student": s.student, "style": s.style, "bugs": list(s.bugs)} for s in submissions],
         "batches": batches,
         "kernel": {"notebooks": [p.name for p in sample], "seconds": kernel},
-        "summary": summarise(batches, kernel, n, min(args.jobs, os.cpu_count() or 1)),
+        "summary": summarise(batches, kernel, n, cores),
     }
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
