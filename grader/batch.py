@@ -24,7 +24,7 @@ from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
 from grader.launcher import ZygoteLauncher, zygotes_available
 from grader.loading import fingerprint
-from grader.results import from_json
+from grader.results import FILES, capped, from_json
 from grader.roster import Student
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
@@ -256,6 +256,8 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
 
 
 def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any]) -> Entry:
+    """Commit a worker's answer, as bounded as a result is (README, "JSON result"): a student's
+    10,000 files or a reason quoting a huge error cost a few lines in each output, not megabytes."""
     problem = answer.get("problem")
     return book.record(Entry(
         student=job.student.name,
@@ -263,9 +265,9 @@ def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any
         sha256=job.sha256,
         grader_version=__version__,
         status=answer["status"],
-        files=tuple(f.name for f in job.student.files),
+        files=tuple(f.name for f in job.student.files[:FILES]),
         run=from_json(answer["result"]) if answer.get("result") else None,
-        problem=Msg(problem["key"], problem.get("args", {})) if problem else None,
+        problem=Msg(problem["key"], capped(problem.get("args", {}))) if problem else None,
     ))
 
 

@@ -168,6 +168,10 @@ add_all(
             "en": "cell {cell}: ended the process and was skipped",
             "zh": "单元格 {cell}：结束了进程，已跳过",
         },
+        "cell.unlisted": {
+            "en": "and {count} more cells that failed to run (not listed)",
+            "zh": "另有 {count} 个运行失败的单元格（未列出）",
+        },
         "page.title": {"en": "Feedback: {name}", "zh": "反馈：{name}"},
         "page.language": {"en": "Language", "zh": "语言"},
         "page.score": {"en": "Score", "zh": "得分"},

@@ -5,7 +5,6 @@ Exit codes: 0 every graded exercise has full marks; 1 graded, not full marks; 2 
 """
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import sys
@@ -18,6 +17,7 @@ import click
 
 from grader import __version__, catalogue
 from grader.launcher import BLAS_THREADS
+from grader.render.text import json_text, one_line
 
 EXIT_FULL, EXIT_PARTIAL, EXIT_CANNOT_GRADE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C during `grade batch`: the shell's code for SIGINT
@@ -139,7 +139,6 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     from grader import batch, roster
     from grader.gradebook import FILENAME, Gradebook, GradebookError
     from grader.render.batch_report import Progress, summary
-    from grader.render.text import one_line
 
     lang = lang or catalogue.default_lang()
     zygotes = batch.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
@@ -154,8 +153,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         if shard:
             part = roster.parse_shard(shard)
             students = [s for s in students if roster.in_shard(s.name, part)]
-        for item in skipped:  # file names are the students': one line, no workflow command
-            click.echo(f"grade: {one_line(catalogue.text(item.reason.key, lang, **item.reason.args))}", err=True)
+        for item in skipped:
+            _warn(catalogue.text(item.reason.key, lang, **item.reason.args))
         with Gradebook(outdir / FILENAME) as book:
             jobs_to_do, already = batch.pending(book, students, ids, force, seed)
             tally = batch.Tally(already=already)
@@ -218,7 +217,7 @@ def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None
             for entry in entries:
                 name = Path(page_name(entry.student)).with_suffix(".json").name
                 result = gradescope.results(entry.run, entry.problem, lang)
-                batch.write_atomic(folder / name, json.dumps(result, ensure_ascii=False, indent=2))
+                batch.write_atomic(folder / name, json_text(result, indent=2))
         else:
             batch.publish(output or outdir, entries, lang, rewrite_pages=True)
     except (GradebookError, OSError) as exc:
@@ -286,7 +285,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         launcher.close()
     try:
         batch.write_atomic(results / "results.json",
-                           json.dumps(gradescope.results(run, problem, lang), ensure_ascii=False, indent=2))
+                           json_text(gradescope.results(run, problem, lang), indent=2))
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
 
@@ -315,18 +314,17 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     Exit 0 at or above the configuration's threshold, 1 below, 2 when it cannot grade.
     """
     from grader import ci
-    from grader.render.text import one_line
 
     told = lang or catalogue.default_lang()
     try:
         config = ci.load_config(ci.find_config(config_path))
     except ci.ConfigError as exc:
-        _fail(one_line(catalogue.text(exc.key, told, **exc.args_)))
+        _fail(catalogue.text(exc.key, told, **exc.args_))
     lang = lang or config.lang or told
     try:
         sources = ci.select(config, files) if files else ci.matching(config)
     except ci.ConfigError as exc:
-        _fail(one_line(catalogue.text(exc.key, lang, **exc.args_)))
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
     if not sources:  # pre-commit: no changed file is an exercise file
         click.echo(catalogue.text("ci.cmd.nothing_to_grade", lang, globs=one_line(", ".join(config.files))))
         sys.exit(EXIT_FULL)
@@ -346,9 +344,9 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
         run = grade(list(sources), selected, launcher, seed=secrets.randbelow(2**31) if seed is None else seed,
                     lang=lang, timeout=config.timeout)
     except LoadError as exc:
-        _fail(one_line(catalogue.text(exc.key, lang, **exc.args_)))
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
     except LaunchError as exc:
-        _fail(one_line(catalogue.text("cli.sandbox_failed", lang, error=str(exc))))
+        _fail(catalogue.text("cli.sandbox_failed", lang, error=str(exc)))
     finally:
         launcher.close()
 
@@ -371,7 +369,7 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
             with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
                 out.write(ci.github_outputs(run.score, run.max_score, config.threshold, page.parent))
     except OSError as exc:
-        _fail(one_line(catalogue.text("cli.unwritable", lang, error=str(exc))))
+        _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
 
     report = terminal.render(run, page, color=_use_color(sys.stdout))
     if annotations is None:
@@ -415,9 +413,9 @@ def _write_outputs(run: Any, submission: Path, json_path: str | None, html_path:
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(html.render(run), encoding="utf-8")
         if json_path == "-":
-            click.echo(json.dumps(to_json(run), ensure_ascii=False, indent=2))
+            click.echo(json_text(to_json(run), indent=2))
         elif json_path:
-            Path(json_path).write_text(json.dumps(to_json(run), ensure_ascii=False, indent=2), encoding="utf-8")
+            Path(json_path).write_text(json_text(to_json(run), indent=2), encoding="utf-8")
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
     out = sys.stderr if json_path == "-" else sys.stdout
@@ -444,7 +442,7 @@ def _open(page: Path, lang: str) -> None:
     except Exception as exc:  # webbrowser.Error, OSError, or whatever the platform's opener raises
         message = catalogue.text("cli.open_failed", lang, error=f"{type(exc).__name__}: {exc}")
     if message:
-        click.echo(f"grade: {message}", err=True)
+        _warn(message)
 
 
 def _select(spec: str, lang: str) -> list[Any]:
@@ -482,8 +480,14 @@ def _use_color(stream: Any) -> bool:
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
 
 
+def _warn(message: str) -> None:
+    """One line on stderr. It may quote a file name or an error a student chose: no escape, no line
+    break and no workflow command of theirs reaches the terminal or a CI log."""
+    click.echo(f"grade: {one_line(message)}", err=True)
+
+
 def _fail(message: str, code: int = EXIT_CANNOT_GRADE) -> NoReturn:
-    click.echo(f"grade: {message}", err=True)
+    _warn(message)
     sys.exit(code)
 
 
@@ -501,7 +505,7 @@ def main() -> None:
     except Exception as exc:  # a grader bug; GRADER_DEBUG=1 shows the traceback
         if os.environ.get("GRADER_DEBUG"):
             raise
-        click.echo(f"grade: internal error: {type(exc).__name__}: {exc}", err=True)
+        _warn(f"internal error: {type(exc).__name__}: {exc}")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from grader.catalogue import Msg
+from grader.render.text import json_text
 from grader.results import RunResult, from_json, to_json
 
 FILENAME = "gradebook.sqlite"
@@ -160,10 +161,9 @@ class Gradebook:
 def _row(entry: Entry) -> tuple[Any, ...]:
     return (
         entry.uid, entry.student, entry.exercise_set, entry.sha256, entry.grader_version, entry.status,
-        entry.score, entry.max_score, json.dumps(list(entry.files), ensure_ascii=False), entry.graded_at,
-        json.dumps(to_json(entry.run), ensure_ascii=False) if entry.run else None,
-        json.dumps({"key": entry.problem.key, "args": entry.problem.args}, ensure_ascii=False)
-        if entry.problem else None,
+        entry.score, entry.max_score, json_text(list(entry.files)), entry.graded_at,
+        json_text(to_json(entry.run)) if entry.run else None,
+        json_text({"key": entry.problem.key, "args": entry.problem.args}) if entry.problem else None,
     )
 
 

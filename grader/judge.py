@@ -18,7 +18,7 @@ from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
 from grader.loading import load, load_many
-from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo
+from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo, bounded, count_cells
 from grader.sandbox.limits import Limits
 from grader.session import (
     BadReturn,
@@ -52,7 +52,7 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
         output = sandbox.output_tail()
     finally:
         sandbox.close()
-    return RunResult(
+    return bounded(RunResult(
         grader_version=__version__,
         seed=seed,
         lang=lang,
@@ -64,7 +64,8 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
         exercises=results,
         protections=tuple(sandbox.protections),
         output_tail=output,
-    )
+        cell_counts=count_cells(cells),
+    ))
 
 
 def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) -> ExerciseResult:

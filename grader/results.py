@@ -5,11 +5,29 @@ else, so a new output format never needs to touch grading code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal
+import json
+import re
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from itertools import islice
+from typing import Any, Literal, Mapping, Sequence, get_args
 
 Status = Literal["passed", "failed", "error", "skipped"]
 CellStatus = Literal["ok", "error", "timeout", "crashed", "skipped"]
+
+# What one result holds at most, whatever the submission (README, "JSON result"): a notebook of 8,000
+# cells costs a line of counts, not megabytes in every output and in each gradebook row.
+LISTED_PROBLEMS = 20  # cells that did not run fine listed with their error: the first ones
+SOURCE_CHARS = 20_000  # the source kept of one listed cell, cut at the end of a line
+SOURCES_CHARS = 100_000  # the sources of all listed cells together, the cells a check quotes first
+MAGICS = 20  # skipped magics listed per cell
+SHORT_CHARS = 300  # a skipped magic
+MESSAGE_CHARS = 4_000  # a check's message, in each language
+TEXT_CHARS = 2_000  # a string in a check's evidence
+ITEMS = 256  # the items of a list or mapping in a check's evidence
+EVIDENCE_CHARS = 16_000  # a check's evidence as JSON: the two caps above halve until it fits
+FILES = 100  # the names in submission.files
+
+_NOTEBOOK_CELL = re.compile(r"<cell (\d+)>")
 
 
 @dataclass(frozen=True)
@@ -82,6 +100,7 @@ class RunResult:
     exercises: tuple[ExerciseResult, ...]
     protections: tuple[str, ...]
     output_tail: str = ""
+    cell_counts: dict[str, int] = field(default_factory=dict)  # every cell, listed or not, by status
 
     @property
     def score(self) -> float:
@@ -98,6 +117,121 @@ class RunResult:
     @property
     def grader_fault(self) -> bool:
         return any(c.status == "error" for e in self.exercises for c in e.checks)
+
+    @property
+    def unlisted_problems(self) -> int:
+        """Cells that did not run fine beyond those `cells` lists."""
+        listed = sum(c.status != "ok" for c in self.cells)
+        return max(0, sum(n for status, n in self.cell_counts.items() if status != "ok") - listed)
+
+
+def count_cells(cells: Sequence[CellRecord]) -> dict[str, int]:
+    """How many cells ended in each status (those that occurred), in CellStatus order."""
+    counts = {status: sum(c.status == status for c in cells) for status in get_args(CellStatus)}
+    return {status: n for status, n in counts.items() if n}
+
+
+def bounded(run: RunResult) -> RunResult:
+    """The run as a result holds it, within the caps above. Of the cells, only those a renderer
+    shows: the first LISTED_PROBLEMS that did not run fine, and the cells a check or one of those
+    errors points at (where an answer was bound or raised), so a page can still quote the student's
+    code; `cell_counts` counts them all."""
+    checks = [c for e in run.exercises for c in e.checks]
+    problems = [c for c in run.cells if c.status != "ok"][:LISTED_PROBLEMS]
+    wanted = {**_quoted(run.cells, checks, problems), **dict.fromkeys(c.cell for c in problems)}
+    by_number = {c.cell: c for c in run.cells}
+    budget, kept = SOURCES_CHARS, {}
+    for number in wanted:  # the cells checks quote first: they get their sources before the budget runs out
+        if number in by_number:
+            kept[number] = _bounded_cell(by_number[number], min(SOURCE_CHARS, budget))
+            budget -= len(kept[number].source)
+    return replace(
+        run,
+        cells=tuple(kept[n] for n in sorted(kept)),
+        exercises=tuple(replace(e, checks=tuple(_bounded_check(c) for c in e.checks)) for e in run.exercises),
+        submission=replace(run.submission, files=run.submission.files[:FILES]),
+    )
+
+
+def _quoted(cells: Sequence[CellRecord], checks: Sequence[CheckResult],
+            problems: Sequence[CellRecord]) -> dict[int, None]:
+    """The numbers of the cells renderers quote, in order: where each check's object was bound or its
+    error raised, then where each problem's error raised (it may be another cell: a class above)."""
+    wanted: dict[int, None] = {}
+    for check in checks:
+        found = check.evidence.get("object")
+        if isinstance(found, Mapping) and isinstance(found.get("cell"), int):
+            wanted[found["cell"]] = None
+    for error in [c.evidence.get("error") for c in checks] + [p.error for p in problems]:
+        frame = deepest_frame(error)
+        record = cell_at(cells, frame["file"], frame["line"]) if frame else None
+        if record is not None:
+            wanted[record.cell] = None
+    return wanted
+
+
+def _bounded_cell(record: CellRecord, source_chars: int) -> CellRecord:
+    source = record.source
+    if len(source) > source_chars:  # whole lines, so that line numbers and excerpts stay true
+        source = source[:source.rfind("\n", 0, source_chars) + 1]
+    magics = tuple(_cut(m, SHORT_CHARS) for m in record.skipped_magics[:MAGICS])
+    return replace(record, source=source, skipped_magics=magics)
+
+
+def _bounded_check(check: CheckResult) -> CheckResult:
+    return replace(check, message=_cut(check.message, MESSAGE_CHARS),
+                   messages={k: _cut(v, MESSAGE_CHARS) for k, v in check.messages.items()},
+                   evidence=_bounded_evidence(check.evidence))
+
+
+def _bounded_evidence(evidence: dict[str, Any]) -> dict[str, Any]:
+    """Evidence capped; when many capped strings and lists still add up, cut each harder."""
+    chars, items = TEXT_CHARS, ITEMS
+    kept = capped(evidence, chars, items)
+    while items > 1 and len(json.dumps(kept, default=str)) > EVIDENCE_CHARS:
+        chars, items = chars // 2, items // 2
+        kept = capped(evidence, chars, items)
+    return kept
+
+
+def capped(value: Any, chars: int = TEXT_CHARS, items: int = ITEMS) -> Any:
+    """Plain data with every string cut to `chars` and every list or mapping to its first `items`."""
+    if isinstance(value, str):
+        return _cut(value, chars)
+    if isinstance(value, (list, tuple)):
+        kept = [capped(v, chars, items) for v in value[:items]]
+        return tuple(kept) if isinstance(value, tuple) else kept
+    if isinstance(value, Mapping):
+        return {_cut(str(k), chars): capped(v, chars, items) for k, v in islice(value.items(), items)}
+    return value
+
+
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:max(0, chars - 1)] + "…"
+
+
+def frames_of(error: Any) -> list[dict[str, Any]]:
+    """An error's frames (the student's own code only) that name a file and a line."""
+    if not isinstance(error, Mapping) or not isinstance(error.get("frames"), list):
+        return []
+    return [f for f in error["frames"]
+            if isinstance(f, Mapping) and isinstance(f.get("file"), str) and isinstance(f.get("line"), int)]
+
+
+def deepest_frame(error: Any) -> dict[str, Any] | None:
+    """The innermost frame of the student's own code (the child keeps no other frames)."""
+    frames = frames_of(error)
+    return frames[-1] if frames else None
+
+
+def cell_at(cells: Sequence[CellRecord], file: str, line: int) -> CellRecord | None:
+    """The cell a traceback frame is in: named by a notebook's `<cell N>`, else found by line range
+    (a .py file's `# %%` blocks share one file name)."""
+    match = _NOTEBOOK_CELL.fullmatch(file)
+    if match:
+        return next((c for c in cells if c.cell == int(match.group(1))), None)
+    return next((c for c in cells if c.file in ("", file)
+                 and c.first_line <= line < c.first_line + max(1, len(c.source.splitlines()))), None)
 
 
 def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
@@ -126,6 +260,7 @@ def to_json(run: RunResult) -> dict[str, Any]:
         "max_score": run.max_score,
         "exercises": [_exercise_json(e) for e in run.exercises],
         "cells": [_plain(c) for c in run.cells],
+        "cell_counts": dict(run.cell_counts),
         "protections": list(run.protections),
         "output_tail": run.output_tail,
     }
@@ -144,15 +279,17 @@ def _plain(value: Any) -> Any:
 
 
 def from_json(data: dict[str, Any]) -> RunResult:
-    """The inverse of to_json, so a gradebook re-renders every output without regrading."""
-    return RunResult(
+    """The inverse of to_json, so a gradebook re-renders every output without regrading. A row written
+    before results were bounded lists every cell: it is counted and bounded as a new one is."""
+    cells = tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"])
+    return bounded(RunResult(
         grader_version=data["grader_version"],
         seed=data["seed"],
         lang=data["lang"],
         started_at=data["started_at"],
         duration_s=data["duration_s"],
         submission=SubmissionInfo(**{**data["submission"], "files": tuple(data["submission"].get("files", ()))}),
-        cells=tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"]),
+        cells=cells,
         exercises=tuple(
             ExerciseResult(
                 id=e["id"], title=e["title"], statement=e["statement"], titles=e["titles"],
@@ -162,4 +299,5 @@ def from_json(data: dict[str, Any]) -> RunResult:
         ),
         protections=tuple(data["protections"]),
         output_tail=data.get("output_tail", ""),
-    )
+        cell_counts=data.get("cell_counts") or count_cells(cells),
+    ))

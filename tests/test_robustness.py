@@ -43,6 +43,11 @@ def timed(grade_file: Grade, *args: object, **kwargs: object) -> tuple[RunResult
     return run, time.monotonic() - started
 
 
+def problems(run: RunResult) -> list[tuple[int, str]]:
+    """The cells that did not run fine (a result counts the others, it does not list them)."""
+    return [(r.cell, r.status) for r in run.cells if r.status != "ok"]
+
+
 def cell(run: RunResult, number: int):  # type: ignore[no-untyped-def]
     records = {r.cell: r for r in run.cells}
     assert number in records, f"cell {number} not recorded: {run.cells}"
@@ -85,7 +90,7 @@ def test_hanging_cell_is_skipped_and_later_cells_run(grade_file: Grade) -> None:
     src = notebook("import torch", "while True:\n    pass", SOURCE)
     run, elapsed = timed(grade_file, src, "3.1", suffix=".ipynb", timeout=12)
     assert elapsed < 12 + 3, elapsed
-    assert [(r.cell, r.status) for r in run.cells] == [(1, "ok"), (2, "timeout"), (3, "ok")]
+    assert problems(run) == [(2, "timeout")] and run.cell_counts == {"ok": 2, "timeout": 1}
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -125,7 +130,7 @@ def test_sys_exit_in_a_cell_is_a_cell_error(grade_file: Grade) -> None:
     first = cell(run, 1)
     assert first.status == "error"
     assert first.error is not None and first.error["type"] == "SystemExit" and first.error["line"] == 2
-    assert cell(run, 2).status == "ok"
+    assert problems(run) == [(1, "error")] and run.cell_counts == {"ok": 1, "error": 1}
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -133,7 +138,7 @@ def test_os_exit_in_a_cell_crashes_only_that_cell(grade_file: Grade) -> None:
     src = notebook(SOURCE, "md:Some notes", "import os\nos._exit(0)", "after = 1")
     run, elapsed = timed(grade_file, src, "3.1", suffix=".ipynb", timeout=30)
     assert elapsed < 30
-    assert [(r.cell, r.status) for r in run.cells] == [(1, "ok"), (3, "crashed"), (4, "ok")]
+    assert problems(run) == [(3, "crashed")] and run.cell_counts == {"ok": 2, "crashed": 1}
     assert statuses(run, "3.1") == ALL_31
     assert run.full_marks
 
@@ -175,8 +180,8 @@ def test_print_flood_is_capped_and_answers_still_pass(grade_file: Grade) -> None
     run, elapsed = timed(grade_file, src, "3.1", timeout=60)
     assert elapsed < 30, elapsed
     assert len(run.output_tail.encode("utf-8")) <= 8192
-    assert cell(run, 1).status == "ok"
-    assert cell(run, 2).status in ("ok", "error")  # a capped write may raise; it must not crash
+    assert problems(run) in ([], [(2, "error")])  # a capped write may raise; it must not crash
+    assert sum(run.cell_counts.values()) == 2
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -191,7 +196,7 @@ def test_raise_in_a_cell_is_recorded_with_cell_type_message_and_line(grade_file:
     assert record.error["type"] == "ValueError"
     assert record.error["message"] == "boom: bad shapes"
     assert record.error["line"] == line  # the line in the student's file, not in the cell
-    assert cell(run, 1).status == "ok"
+    assert problems(run) == [(2, "error")] and run.cell_counts == {"ok": 1, "error": 1}
     assert statuses(run, "3.1") == ALL_31
 
 

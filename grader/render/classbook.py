@@ -20,6 +20,7 @@ from grader import catalogue
 from grader.catalogue import Msg
 from grader.gradebook import Entry, page_name
 from grader.render import html
+from grader.render.text import clean, json_text
 from grader.results import CheckResult, ExerciseResult, RunResult, to_json
 
 # A spreadsheet reads a cell starting with one of these as a formula, and students choose the file
@@ -33,22 +34,23 @@ LEFT_PX, TOP_PX, BOTTOM_PX = 44, 20, 44  # room for the y axis, the top bar's co
 
 # -- the spreadsheet and the JSON lines ----------------------------------------------------------------
 def grades_csv(entries: Sequence[Entry]) -> str:
-    """One row per student: the score of each exercise, the total, the maximum and the status."""
+    """One row per student: the score of each exercise, the total, the maximum and the status. Every
+    cell is cleaned too: `cat grades.csv` shows a student's file name, it does not obey it."""
     ids = exercise_ids(entries)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([inert(cell) for cell in ("student", *ids, "total", "max_score", "status")])
+    writer.writerow([inert(clean(cell)) for cell in ("student", *ids, "total", "max_score", "status")])
     for entry in entries:
         scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
         row = (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score),
                decimal(entry.max_score), entry.status)
-        writer.writerow([inert(cell) for cell in row])
+        writer.writerow([inert(clean(cell)) for cell in row])
     return out.getvalue()
 
 
 def results_jsonl(entries: Sequence[Entry]) -> str:
     """Every entry in full, one JSON object a line, for tools that want more than the spreadsheet."""
-    return "".join(json.dumps(_result_line(entry), ensure_ascii=False) + "\n" for entry in entries)
+    return "".join(json_text(_result_line(entry)) + "\n" for entry in entries)
 
 
 def _result_line(entry: Entry) -> dict[str, Any]:

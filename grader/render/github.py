@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader import catalogue
 from grader.render import source
-from grader.render.text import STATUS_ICONS, cell_problem, clean
+from grader.render.text import STATUS_ICONS, cell_problem, cell_problems, clean
 from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult
 
 MESSAGE_WIDTH = 500  # a summary row quotes a message, it does not reproduce a traceback (1 MiB per step)
@@ -59,10 +59,10 @@ def step_summary(run: RunResult, threshold: float, passed: bool, lang: str) -> s
     faults = sum(c.status == "error" for e in run.exercises for c in e.checks)
     if faults:
         lines += ["", markdown_text(catalogue.text("ci.grader_faults", lang, count=faults))]
-    broken = [c for c in run.cells if c.status != "ok"]
+    broken = cell_problems(run, lang)
     if broken:
         lines += ["", "### " + markdown_text(catalogue.text("ci.cells", lang)), ""]
-        lines += ["- " + markdown_text(cell_problem(c.cell, c.status, c.error, lang)) for c in broken]
+        lines += ["- " + markdown_text(problem) for problem in broken]
     return "\n".join(lines) + "\n"
 
 

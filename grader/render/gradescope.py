@@ -11,7 +11,7 @@ from typing import Any
 
 from grader import __version__, catalogue
 from grader.catalogue import Msg
-from grader.render.text import cell_problem, clean
+from grader.render.text import cell_problems, clean
 from grader.results import CheckResult, ExerciseResult, RunResult
 
 TEXT = "text"
@@ -107,11 +107,11 @@ def _summary(run: RunResult, problem: Msg | None, lang: str) -> str:
     faults = sum(c.status == "error" for e in run.exercises for c in e.checks)
     if faults:
         lines.append(catalogue.text("gradescope.grader_fault", lang, count=faults))
-    broken = [c for c in run.cells if c.status != "ok"]
+    broken = cell_problems(run, lang)
     if broken:
         lines.append("")
         lines.append(catalogue.text("gradescope.cells", lang))
-        lines += ["  " + clean(cell_problem(c.cell, c.status, c.error, lang)) for c in broken]
+        lines += ["  " + clean(problem) for problem in broken]
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from grader import catalogue
 from grader.render import figures, source
 from grader.render.text import STATUS_ICONS, cell_problem, clean
-from grader.results import RunResult
+from grader.results import RunResult, frames_of
 
 GLYPHS = {"seen": "●", "blind": "○", "masked": "", "leak": "✕"}
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
@@ -88,6 +88,6 @@ ENV.globals.update(
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     visibility=figures.visibility, comparison=figures.comparison, side_by_side=figures.side_by_side,
-    breakdown=figures.breakdown, frames_of=source.frames_of, book_reference=source.book_reference,
+    breakdown=figures.breakdown, frames_of=frames_of, book_reference=source.book_reference,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

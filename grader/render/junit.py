@@ -22,7 +22,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from grader import catalogue
-from grader.render.text import cell_problem, clean
+from grader.render.text import cell_problems, clean
 from grader.results import CheckResult, ExerciseResult, RunResult
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -110,7 +110,7 @@ def _every_language(check: CheckResult) -> str:
 def _broken_cells(run: RunResult, lang: str) -> list[str]:
     """Cells that did not run, which explain a failure such as "no answer found"; attached to each
     failure because a JUnit consumer shows nothing run-wide."""
-    lines = [cell_problem(c.cell, c.status, c.error, lang) for c in run.cells if c.status != "ok"]
+    lines = cell_problems(run, lang)
     if not lines:
         return []
     return [xml_text("\n  ".join([catalogue.text("ci.cells", lang), *lines]))]

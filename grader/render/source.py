@@ -7,12 +7,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from grader.results import CellRecord
+from grader.results import CellRecord, cell_at, deepest_frame
 
 BEFORE, AFTER = 3, 3  # lines shown around the line in question
 WIDTH = 200  # a longer line is cut: the page quotes, it does not reproduce
 
-_NOTEBOOK_CELL = re.compile(r"<cell (\d+)>")
 _BOOK = re.compile(r"\bbook (section|listing)s? (\d+(?:\.\d+)+(?:(?: and |, | / )\d+(?:\.\d+)+)*)")
 
 
@@ -52,28 +51,6 @@ def for_cell(record: CellRecord) -> Excerpt:
     """A cell that failed to run, around its error line (its start when the error has none)."""
     line = (record.error or {}).get("line")
     return around(record, line if isinstance(line, int) else None)
-
-
-def deepest_frame(error: Any) -> dict[str, Any] | None:
-    """The innermost frame of the student's own code (the child keeps no other frames)."""
-    frames = frames_of(error)
-    return frames[-1] if frames else None
-
-
-def frames_of(error: Any) -> list[dict[str, Any]]:
-    if not isinstance(error, Mapping) or not isinstance(error.get("frames"), list):
-        return []
-    return [f for f in error["frames"]
-            if isinstance(f, Mapping) and isinstance(f.get("file"), str) and isinstance(f.get("line"), int)]
-
-
-def cell_at(cells: Sequence[CellRecord], file: str, line: int) -> CellRecord | None:
-    """The cell a traceback frame is in: named by a notebook's `<cell N>`, else found by line range
-    (a .py file's `# %%` blocks share one file name)."""
-    match = _NOTEBOOK_CELL.fullmatch(file)
-    if match:
-        return next((c for c in cells if c.cell == int(match.group(1))), None)
-    return next((c for c in cells if c.file in ("", file) and c.first_line <= line < c.first_line + _length(c)), None)
 
 
 def definition(record: CellRecord, name: str) -> int | None:
@@ -145,7 +122,3 @@ def book_reference(*texts: str) -> tuple[str, list[str]] | None:
         if match:
             return match.group(1), re.findall(r"\d+(?:\.\d+)+", match.group(2))
     return None
-
-
-def _length(record: CellRecord) -> int:
-    return max(1, len(record.source.splitlines()))
