@@ -439,6 +439,15 @@ add_all(
             "en": "{path}: the name does not match --student-pattern {pattern}; it was left out",
             "zh": "{path}：名称与 --student-pattern {pattern} 不匹配，已略过",
         },
+        "roster.ambiguous": {
+            "en": "{first} and {second} name students that cannot be told apart ({one} and {other} differ only "
+                  "in spaces, letter case, Unicode form or invisible characters, or would share a feedback page): "
+                  "rename one, or pass a --student-pattern that picks the same name out of both to grade them "
+                  "as one student",
+            "zh": "{first} 和 {second} 对应的学生无法区分（{one} 与 {other} 只在空格、大小写、Unicode 形式或"
+                  "不可见字符上不同，或会共用同一个反馈页面）：请重命名其中一个；若要作为同一名学生评分，"
+                  "请用 --student-pattern 从两者中取出相同的名字",
+        },
         "roster.duplicate": {
             "en": "{path}: {student} already handed in a file of this name ({kept}); only that first one is used",
             "zh": "{path}：{student} 已提交过同名文件（{kept}），只使用先找到的那个",

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Sequence
 
 from grader.catalogue import MessageError, Msg
+from grader.gradebook import page_name
 from grader.loading import GRADED_SUFFIXES
 
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.
@@ -71,7 +72,7 @@ def submission_files(folder: Path) -> tuple[Path, ...]:
     """One student's folder (Gradescope's /autograder/submission), read as `collect` reads a student's
     folder, so a submission grades the same on Gradescope as in a batch; empty when there is nothing."""
     roster = _Roster(workdir=folder, pattern=None)
-    roster.hand_in(folder.name, roster.walk(folder))
+    roster.hand_in(folder.name, roster.walk(folder), folder)
     return next((student.files for student in roster.students()), ())
 
 
@@ -100,6 +101,8 @@ class _Roster:
     pattern: re.Pattern[str] | None
     skipped: list[Skipped] = field(default_factory=list)
     handed_in: dict[str, dict[str, Path]] = field(default_factory=dict)
+    # ("name", likeness) and ("page", feedback page) -> (the name as first spelled, its hand-in)
+    spellings: dict[tuple[str, str], tuple[str, Path]] = field(default_factory=dict)
     unpacked: dict[Path, str] = field(default_factory=dict)  # folder a zip went into -> how to show the zip
 
     def add_source(self, source: Path) -> None:
@@ -124,28 +127,40 @@ class _Roster:
 
     def add_entry(self, entry: Path) -> None:
         """A top-level file, folder or zip: one student's work, or part of it under --student-pattern."""
-        name = self.student_name(entry)
+        spelled = self.spelled_name(entry)
         if entry.is_symlink():
             self.skip(entry, "roster.symlink")
         elif not entry.is_dir() and not (entry.is_file() and (self.pattern or _is_submission_file(entry))):
             self.skip(entry, "roster.not_submission")
-        elif not name:
+        elif not _tidy(spelled):
             self.skip(entry, "roster.no_match", pattern=self.pattern.pattern if self.pattern else "")
         elif entry.is_dir():
-            self.hand_in(name, self.walk(entry))
+            self.hand_in(spelled, self.walk(entry), entry)
         elif _is_zip(entry):
-            self.hand_in(name, self.unpack_student_zip(entry))
+            self.hand_in(spelled, self.unpack_student_zip(entry), entry)
         else:
-            self.hand_in(name, [entry])
+            self.hand_in(spelled, [entry], entry)
 
-    def student_name(self, entry: Path) -> str:
-        """The folder's name or the file's stem, or what --student-pattern picks out of the name."""
+    def spelled_name(self, entry: Path) -> str:
+        """The folder's name or the file's stem, or what --student-pattern picks out of the name, as spelled."""
         if self.pattern is None:
-            name = entry.name if entry.is_dir() else entry.stem
-        else:
-            match = self.pattern.search(entry.name)
-            name = (_student_group(match) or "") if match else ""
-        return unicodedata.normalize("NFC", name.strip())  # macOS zips spell accents decomposed
+            return entry.name if entry.is_dir() else entry.stem
+        match = self.pattern.search(entry.name)
+        return (_student_group(match) or "") if match else ""
+
+    def student(self, spelled: str, entry: Path) -> str:
+        """Whose work `entry` is: hand-ins spelled alike are one student's (a folder in two downloads,
+        `ann.py` beside `ann.ipynb`, what a pattern groups). Two spelled apart but alike to a reader
+        (`zz .py` and `zz.py`, an accent composed or not, `Ann` and `ann`), or sharing a feedback page,
+        would be two students under one name; grading them as one would share a scratch folder and a
+        process, so the run stops and names both."""
+        student = _tidy(spelled)
+        for key in (("name", _likeness(spelled)), ("page", page_name(student).casefold())):
+            first, where = self.spellings.setdefault(key, (spelled, entry))
+            if first != spelled:
+                raise RosterError("roster.ambiguous", first=repr(self.shown(where)), second=repr(self.shown(entry)),
+                                  one=repr(_tidy(first)), other=repr(student))
+        return student
 
     def walk(self, folder: Path) -> list[Path]:
         """Every regular file under `folder`, in path order; a stack, not recursion, as zips nest deep."""
@@ -187,10 +202,11 @@ class _Roster:
             self.skipped.append(Skipped(self.shown(archive), Msg(exc.key, exc.args_)))
             return []
 
-    def hand_in(self, student: str, files: list[Path]) -> None:
+    def hand_in(self, spelled: str, files: list[Path], entry: Path) -> None:
         """Files are copied side by side for grading, so a student can hold only one file of each name."""
         if not files:
             return
+        student = self.student(spelled, entry)
         by_name = self.handed_in.setdefault(student, {})
         for path in files:
             kept = by_name.setdefault(path.name, path)
@@ -222,6 +238,18 @@ def _compile(pattern: str | None) -> re.Pattern[str] | None:
         return re.compile(pattern)
     except re.error as exc:
         raise RosterError("roster.bad_pattern", pattern=pattern, error=str(exc)) from None
+
+
+def _tidy(name: str) -> str:
+    """A student's name as the gradebook keeps it: without spaces at the ends, accents composed (macOS
+    zips spell them decomposed)."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
+def _likeness(name: str) -> str:
+    """What a reader makes of a name: letter case, Unicode form, spaces and invisible characters aside."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(c for c in folded if not c.isspace() and not unicodedata.category(c).startswith("C"))
 
 
 def _student_group(match: re.Match[str]) -> str | None:
