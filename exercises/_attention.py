@@ -15,10 +15,12 @@ from typing import Any, Iterable
 import torch
 import torch.nn.functional as F
 
-from grader.exercise import NotFound, Outcome
+from grader.exercise import NotFound, Outcome, failed
 from grader.session import Obj, Sandbox
 
 RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
+CHANGED = 1e-4  # an output "moves" with its input when it changes by more than this
+MAX_WIDTH = 4096  # the widest input the judge draws for a width it reads from a submission's weights
 
 _ROLE_PATTERNS = {
     "qkv": re.compile(r"qkv|c_attn|in_proj"),
@@ -66,19 +68,25 @@ def book_state(roles: Roles, prefix: str = "") -> dict[str, torch.Tensor]:
     return {prefix + n: t for n, t in named.items() if t is not None}
 
 
+Layout = dict[str, str]  # parameter name -> role (q, k, v, o, qkv); a 1-D parameter holds that role's bias
+
+
 def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: int,
-                  prefix: str = "") -> dict[str, torch.Tensor] | None:
-    """The roles written in the student's layout, or None when the layout cannot be mapped safely."""
+                  prefix: str = "", layout: Layout | None = None) -> dict[str, torch.Tensor] | None:
+    """The roles written in the student's layout (read from the names, or given by `layout`), or None
+    when the layout cannot be mapped safely."""
     state: dict[str, torch.Tensor] = {}
+    covered = set()
     for p in params:
         name, shape = p["name"], tuple(p["shape"])
         if not name.startswith(prefix):
             continue
-        value = _value_for(name[len(prefix):].lower(), shape, roles, d_in, d_out)
+        role = layout.get(name) if layout is not None else _role_of(name[len(prefix):].lower())
+        value = _value_for(role, name.lower(), shape, roles, d_in, d_out)
         if value is None:
             return None
         state[name] = value
-    covered = {_role_of(n[len(prefix):].lower()) for n in state}
+        covered.add(role)
     if not ({"q", "k", "v"} <= covered or "qkv" in covered) or (roles.o is not None) != ("o" in covered):
         return None
     return state
@@ -94,16 +102,31 @@ def roles_from_state(params: list[dict[str, Any]], state: dict[str, torch.Tensor
     for p in params:
         name = p["name"]
         role, value = _role_of(name.lower()), state.get(name)
-        if role not in ("q", "k", "v", "o") or value is None:
+        if role not in ("q", "k", "v", "o") or value is None or value.dim() not in (1, 2):
             return None
         if value.dim() == 1:
             found[f"{role}_b"] = value
         else:
             found[role] = value if name.endswith(".weight") else value.T.contiguous()
-    weights = [found.get(r) for r in ("q", "k", "v")]
-    if any(w is None or w.numel() < 2 or float(w.double().std()) == 0.0 for w in weights):
+    if any(found.get(r) is None for r in ("q", "k", "v")):
         return None
-    return Roles(**found)
+    roles = Roles(**found)
+    return None if degenerate(roles) or not consistent(roles) else roles
+
+
+def consistent(roles: Roles) -> bool:
+    """Weights that fit together, as the judge's models need them: q, k and v of one (d_out, d_in) shape,
+    biases of (d_out,), an out projection of (d_out, d_out)."""
+    d_out = roles.q.shape[0]
+    return (roles.k.shape == roles.v.shape == roles.q.shape
+            and all(b is None or tuple(b.shape) == (d_out,) for b in (roles.q_b, roles.k_b, roles.v_b, roles.o_b))
+            and (roles.o is None or tuple(roles.o.shape) == (d_out, d_out)))
+
+
+def degenerate(roles: Roles) -> bool:
+    """A query, key or value matrix that is all one number: no real initialisation gives one, and with zero
+    weights any all-zero output would look right."""
+    return any(w.numel() < 2 or float(w.double().std()) == 0.0 for w in (roles.q, roles.k, roles.v))
 
 
 def _role_of(name: str) -> str | None:
@@ -113,9 +136,8 @@ def _role_of(name: str) -> str | None:
     return None
 
 
-def _value_for(name: str, shape: tuple[int, ...], roles: Roles, d_in: int,
+def _value_for(role: str | None, name: str, shape: tuple[int, ...], roles: Roles, d_in: int,
                d_out: int) -> torch.Tensor | None:
-    role = _role_of(name)
     is_bias = name.endswith("bias") or len(shape) == 1
     linear = name.endswith(".weight")
     if role == "qkv":
@@ -143,6 +165,18 @@ def _oriented(weight: torch.Tensor, shape: tuple[int, ...], linear: bool) -> tor
     return None
 
 
+def constant(out: torch.Tensor) -> bool:
+    """Whether a module gave the same output for every input of a batch whose inputs differ (along dim 0:
+    the batch, or the tokens of a 2-D output): a class that computes nothing from x. NaN counts as the
+    same value, and an empty output is constant too; one input alone shows nothing."""
+    if out.numel() == 0:
+        return True
+    if out.dim() == 0 or out.shape[0] < 2:
+        return False
+    values = torch.nan_to_num(out.detach().double(), nan=0.0, posinf=1e300, neginf=-1e300)
+    return bool((values - values[:1]).abs().max() <= CHANGED)
+
+
 def per_head(params: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Group a wrapper's parameters by head prefix ("heads.0." ...), in head order."""
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -154,14 +188,14 @@ def per_head(params: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def map_heads(params: list[dict[str, Any]], rng: torch.Generator, d_in: int,
-              d_out: int) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
+              d_out: int, layout: Layout | None = None) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
     """Fresh weights for every head of a wrapper ("heads.0." ...): (roles per head, student's state), or None."""
     heads = per_head(params)
     roles: list[Roles] = []
     student: dict[str, torch.Tensor] = {}
     for prefix, head_params in heads.items():
         head_roles = random_roles(rng, d_in, d_out)
-        mapped = student_state(head_params, head_roles, d_in, d_out, prefix=prefix)
+        mapped = student_state(head_params, head_roles, d_in, d_out, prefix=prefix, layout=layout)
         if mapped is None:
             return None
         roles.append(head_roles)
@@ -240,6 +274,12 @@ def close(a: torch.Tensor, b: torch.Tensor, equal_nan: bool = False) -> bool:
     )
 
 
+def computes_nothing(name: str, out: torch.Tensor) -> Outcome:
+    """The failure of a check whose premise, an output computed from the input, does not hold (constant)."""
+    shape, values = list(out.shape), sample(out, 4)
+    return failed("check.constant", {"got_shape": shape, "got": values}, name=name, shape=shape, values=values)
+
+
 def sample(t: torch.Tensor, n: int = 6) -> list[float]:
     """A few values for the feedback page."""
     return [round(float(v), 5) for v in t.detach().flatten()[:n]]
@@ -283,7 +323,9 @@ def _row_values(t: torch.Tensor, row: int, start: int, n: int) -> list[float]:
 
 
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
-    """Any output as a stack of rows along its last dim (a scalar is one row of one)."""
+    """Any output as a stack of rows along its last dim (a scalar is one row of one, an empty one no rows)."""
+    if not t.numel():
+        return t.reshape(0, 0)
     return t.reshape(-1, t.shape[-1]) if t.dim() else t.reshape(1, 1)
 
 

@@ -11,12 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from exercises._attention import (
+    MAX_WIDTH,
+    Layout,
     Roles,
     book_state,
     close,
     comparison,
+    degenerate,
     first_rows,
     found_in,
     function,
@@ -29,6 +33,7 @@ from exercises._attention import (
     the_class,
     with_object,
 )
+from exercises._layout import find_layout, roles_read
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.session import Obj, Sandbox, StudentError
@@ -66,9 +71,10 @@ EXERCISE = Exercise(
             "zh": "在形状为 {shape} 的新输入上，v1 的输出与 v2 的权重应得的结果不同（最大差值 {diff:.3g}）。{diagnosis}",
         },
         "agree.unmapped": {
-            "en": "The weights of {name} cannot be read back as W_query, W_key and W_value (or are all "
-                  "constant), so the transfer cannot be checked.",
-            "zh": "{name} 的权重无法读取为 W_query、W_key、W_value（或全为常数），因此无法检查转移。",
+            "en": "The weights of {name} cannot be read back as W_query, W_key and W_value, neither by their "
+                  "names nor by what each one does (or they are all constant), so the transfer cannot be checked.",
+            "zh": "{name} 的权重无法读取为 W_query、W_key、W_value：按名称不行，按每个权重的作用也不行"
+                  "（或全为常数），因此无法检查转移。",
         },
         "agree.raised": {
             "en": "v1 raised {error} on an input of shape {shape}. {diagnosis}",
@@ -94,8 +100,10 @@ EXERCISE = Exercise(
                   "请检查除以 sqrt(d_out) 的缩放和 softmax 的维度。",
         },
         "classes.unmapped": {
-            "en": "{cls} keeps its weights under names the grader cannot map (expected W_query, W_key, W_value).",
-            "zh": "{cls} 的权重名称无法识别（应为 W_query、W_key、W_value）。",
+            "en": "{cls} keeps its weights under names the grader cannot map (expected W_query, W_key, W_value), "
+                  "and no assignment of them to query, key and value computes the reference attention.",
+            "zh": "{cls} 的权重名称无法识别（应为 W_query、W_key、W_value），把它们逐个对应到 query、key、value "
+                  "也无法得到参考注意力。",
         },
         "diag.missing_transpose": {
             "en": "{param} holds sa_v2.{param}.weight without .T: nn.Linear stores (d_out, d_in), "
@@ -148,13 +156,28 @@ class Pair:
 
     v1: Obj
     v2: Obj
-    roles: Roles | None  # None: v2's weights could not be read back (unmappable or degenerate)
+    roles: Roles | None  # None: v2's weights could not be read back (unmappable, degenerate or too wide)
     origin: Obj  # what the submission holds: transfer_weights, or its own v1 (the page quotes its cell)
 
-    @property
-    def d_in(self) -> int:
-        weights = [p["shape"] for p in self.v2.info.get("parameters", []) if len(p["shape"]) == 2]
-        return int(weights[0][1]) if weights else 0
+
+def self_attention(x: torch.Tensor, roles: list[Roles]) -> torch.Tensor:
+    """What SelfAttention_v2 computes on x (tokens, d_in) with these weights (one head), computed here for
+    any biases a layout gives (find_layout's model; the checks compare with solutions/ itself)."""
+    r = roles[0]
+    q, k, v = (F.linear(x, w, b) for w, b in ((r.q, r.q_b), (r.k, r.k_b), (r.v, r.v_b)))
+    return torch.softmax(q @ k.T / k.shape[-1]**0.5, dim=-1) @ v
+
+
+def reference(x: torch.Tensor, roles: Roles) -> torch.Tensor:
+    """What solutions/' SelfAttention_v2 computes on x with these weights."""
+    return reference_output(chapter3.SelfAttention_v2, (roles.q.shape[1], roles.q.shape[0], roles.q_b is not None),
+                            book_state(roles), x)
+
+
+def layout(sb: Sandbox, module: Obj, rng: torch.Generator, d_in: int, d_out: int) -> Layout | None:
+    """The roles of a module whose names say nothing, found by what its weights do (find_layout)."""
+    return find_layout(sb, module, [module.info.get("parameters", [])], torch.randn(6, d_in, generator=rng),
+                       self_attention, d_in=d_in, d_out=d_out, rng=rng)
 
 
 def transferred_pairs(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
@@ -171,7 +194,11 @@ def _transfer(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
         for d_in, d_out in SHAPES:
             v1, v2 = sb.construct(v1_cls, d_in, d_out), sb.construct(v2_cls, d_in, d_out)
             roles: Roles | None = random_roles(rng, d_in, d_out)
-            state = student_state(v2.info.get("parameters", []), roles, d_in, d_out)  # type: ignore[arg-type]
+            params = v2.info.get("parameters", [])
+            state = student_state(params, roles, d_in, d_out)  # type: ignore[arg-type]
+            if state is None:
+                found = layout(sb, v2, rng, d_in, d_out)
+                state = student_state(params, roles, d_in, d_out, layout=found) if found else None  # type: ignore
             if state is None:
                 roles = None
             else:
@@ -191,7 +218,34 @@ def _transfer(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
         raise NotFound("not_found.pair")
     v2 = v2s[-1]
     # The pair exists only as the submission's objects: v2's weights are read back from it.
-    return [Pair(v1s[-1], v2, roles_from_state(v2.info.get("parameters", []), sb.state(v2)), v1s[-1])]
+    return [Pair(v1s[-1], v2, own_roles(sb, v2, rng), v1s[-1])]
+
+
+def own_roles(sb: Sandbox, v2: Obj, rng: torch.Generator) -> Roles | None:
+    """The weights the submission's own v2 holds, read by name, else by what they do; None when neither
+    reads them (or they are wider than any input the judge draws)."""
+    params, state = v2.info.get("parameters", []), sb.state(v2)
+    roles = roles_from_state(params, state)
+    if roles is None:
+        roles = _roles_by_behaviour(sb, v2, params, state, rng)
+    if roles is None or degenerate(roles) or max(roles.q.shape) > MAX_WIDTH or roles.o is not None:
+        return None
+    biases = [b is not None for b in (roles.q_b, roles.k_b, roles.v_b)]
+    return roles if all(biases) or not any(biases) else None  # SelfAttention_v2 has all three or none
+
+
+def _roles_by_behaviour(sb: Sandbox, v2: Obj, params: list[dict[str, Any]], state: dict[str, torch.Tensor],
+                        rng: torch.Generator) -> Roles | None:
+    """v2's own weights in roles found by what they do: its widths read from its first matrix, (d_out, d_in)
+    in an nn.Linear, (d_in, d_out) in a raw x @ W parameter."""
+    first = next((p["name"] for p in params if p["name"] in state and state[p["name"]].dim() == 2), None)
+    if first is None or max(state[first].shape) > MAX_WIDTH:
+        return None
+    rows, cols = state[first].shape
+    d_out, d_in = (rows, cols) if first.endswith(".weight") else (cols, rows)
+    x = torch.randn(6, d_in, generator=rng)
+    found = find_layout(sb, v2, [params], x, self_attention, d_in=d_in, d_out=d_out, own=state)
+    return roles_read(params, state, found, d_in, d_out) if found else None
 
 
 def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
@@ -201,7 +255,7 @@ def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
     registered = {p["name"] for p in info.get("parameters", [])}
     plain = {p["name"] for p in info.get("plain_tensors", [])}
     v2w = {role: s2.get(f"W_{role}.weight") for role in ROLES}
-    if any(w is None for w in v2w.values()):
+    if any(w is None or w.dim() != 2 for w in v2w.values()):
         return Msg("3.1.diag.unknown")
     for role in ROLES:
         name = f"W_{role}"
@@ -239,9 +293,8 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         if pair.roles is None:
             return with_object(failed("agree.unmapped", name=pair.v2.name), pair.origin)
         for tokens in TOKENS:
-            x = torch.randn(tokens, pair.d_in, generator=rng)
-            expected = reference_output(chapter3.SelfAttention_v2, (pair.d_in, pair.roles.q.shape[0],
-                                        pair.roles.q_b is not None), book_state(pair.roles), x)
+            x = torch.randn(tokens, pair.roles.q.shape[1], generator=rng)
+            expected = reference(x, pair.roles)
             try:
                 got = sb.forward(pair.v1, x, label="sa_v1(x)")
             except StudentError as exc:
@@ -285,7 +338,11 @@ def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         for name in names:
             cls = the_class(sb, name)
             module = sb.construct(cls, d_in, d_out)
-            state = student_state(module.info.get("parameters", []), roles, d_in, d_out)
+            params = module.info.get("parameters", [])
+            state = student_state(params, roles, d_in, d_out)
+            if state is None:
+                found = layout(sb, module, rng, d_in, d_out)
+                state = student_state(params, roles, d_in, d_out, layout=found) if found else None
             if state is None:
                 return with_object(failed("classes.unmapped", cls=name), cls)
             sb.load_state(module, state)

@@ -1,7 +1,9 @@
 """Exercise 3.2: two heads that give 2-dim context vectors, by setting d_out=1 rather than changing the class.
 
 Output width alone cannot tell d_out=1 with two heads from d_out=2 with one, so the heads are
-counted and, where their weights can be mapped, the answer is compared with two reference heads.
+counted and the answer is compared with two reference heads holding the same weights (mapped by name,
+else by what each weight does): a wrapper whose heads cannot be matched, or whose output does not move
+with its input, is not shown to be an answer and fails.
 """
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ from typing import Any
 import torch
 
 from exercises._attention import (
+    MAX_WIDTH,
+    Roles,
     close,
     comparison,
+    computes_nothing,
+    constant,
     function,
     heads_state,
     instances,
@@ -22,6 +28,7 @@ from exercises._attention import (
     the_class,
     with_object,
 )
+from exercises._layout import wrapper_layout
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.judge import probe_failure_outcome
 from grader.session import Obj, ProbeFailure, Sandbox
@@ -63,6 +70,13 @@ EXERCISE = Exercise(
             "en": "{name} gives {width}-dim context vectors (shape {shape}); with 2 heads, d_out=1 gives 2.",
             "zh": "{name} 输出 {width} 维上下文向量（形状 {shape}）；2 个头时 d_out=1 才得到 2 维。",
         },
+        "answer.unmapped": {
+            "en": "{name} gives context vectors of shape {shape}, but the weights of its heads could not be matched "
+                  "to query/key/value, neither by their names (heads.N.W_query ...) nor by trying each weight in "
+                  "each role, so it is not shown to be two attention heads.",
+            "zh": "{name} 输出形状为 {shape} 的上下文向量，但它各头的权重无法对应到 query/key/value：按名称"
+                  "（heads.N.W_query 等）不行，逐个尝试每个权重的角色也不行，因此无法证明它是两个注意力头。",
+        },
         "answer.mismatch": {
             "en": "{name} has the right shape but differs from two reference heads with the same weights "
                   "(largest difference {diff:.3g}).",
@@ -81,8 +95,10 @@ EXERCISE = Exercise(
         },
         "concat.unmapped": {
             "en": "The heads of your MultiHeadAttentionWrapper keep their weights under names the grader "
-                  "cannot map (expected heads.N.W_query ...).",
-            "zh": "你的 MultiHeadAttentionWrapper 各头的权重名称无法识别（应为 heads.N.W_query 等）。",
+                  "cannot map (expected heads.N.W_query ...), and no assignment of them to query, key and value "
+                  "reproduces its output.",
+            "zh": "你的 MultiHeadAttentionWrapper 各头的权重名称无法识别（应为 heads.N.W_query 等），"
+                  "把它们逐个对应到 query、key、value 也无法重现它的输出。",
         },
     },
 )
@@ -94,10 +110,11 @@ def head_count(info: dict[str, Any]) -> int:
 
 
 def dims(info: dict[str, Any]) -> tuple[int, int] | None:
-    """(d_in, context_length) of a wrapper, read from its first head's weight and mask."""
+    """(d_in, context_length) of a wrapper, read from its first head's weight and mask; None when it has
+    none, or one wider than any input the judge draws."""
     weights = [p["shape"] for p in info.get("parameters", []) if len(p["shape"]) == 2]
     masks = [b["shape"] for b in info.get("buffers", []) if len(b["shape"]) == 2]
-    if not weights:
+    if not weights or not 0 < weights[0][1] <= MAX_WIDTH:
         return None
     return weights[0][1], masks[0][0] if masks else 6
 
@@ -138,20 +155,35 @@ def judge_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Gen
     out = sb.forward(wrapper, x, label=f"{wrapper.name}(x)")
     heads = head_count(wrapper.info)
     shape = list(out.shape)
-    if heads != 2 and shape[-1] == 2:
+    width = shape[-1] if shape else 0
+    if heads != 2 and width == 2:
         return failed("answer.changed_heads", name=wrapper.name, heads=heads)
     if shape != [2, tokens, 2]:
-        return failed("answer.wrong_width", {"shape": shape}, name=wrapper.name, width=shape[-1], shape=shape)
-    mapped = map_heads(wrapper.info.get("parameters", []), rng, d_in, 1)
-    if mapped is not None and len(mapped[0]) == 2:
-        sb.load_state(wrapper, mapped[1])
-        out = sb.forward(wrapper, x, label=f"{wrapper.name}(x)")
-        expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, 1, ctx, 0.0, 2),
-                                    heads_state(mapped[0]), x)
-        if not close(out, expected):
-            return failed("answer.mismatch", comparison(expected, out),
-                          name=wrapper.name, diff=max_diff(out, expected))
+        return failed("answer.wrong_width", {"shape": shape}, name=wrapper.name, width=width, shape=shape)
+    if constant(out):
+        return computes_nothing(wrapper.name, out)
+    mapped = heads_with_weights(sb, wrapper, rng, d_in, 1, tokens)
+    if mapped is None or len(mapped[0]) != 2:
+        return failed("answer.unmapped", name=wrapper.name, shape=shape)
+    sb.load_state(wrapper, mapped[1])
+    out = sb.forward(wrapper, x, label=f"{wrapper.name}(x)")
+    expected = reference_output(chapter3.MultiHeadAttentionWrapper, (d_in, 1, ctx, 0.0, 2),
+                                heads_state(mapped[0]), x)
+    if not close(out, expected):
+        return failed("answer.mismatch", comparison(expected, out),
+                      name=wrapper.name, diff=max_diff(out, expected))
     return passed("answer.ok", name=wrapper.name, shape=shape)
+
+
+def heads_with_weights(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
+                       tokens: int) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
+    """Fresh weights for the wrapper's heads (map_heads), by their names, else by what each weight does."""
+    params = wrapper.info.get("parameters", [])
+    mapped = map_heads(params, rng, d_in, d_out)
+    if mapped is None:
+        layout = wrapper_layout(sb, wrapper, rng, d_in, d_out, tokens)
+        mapped = map_heads(params, rng, d_in, d_out, layout) if layout else None
+    return mapped
 
 
 @EXERCISE.check("concat", points=2, title={"en": "The wrapper concatenates its heads",
@@ -160,7 +192,7 @@ def concat(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     cls = the_class(sb, WRAPPER)
     for d_in, d_out, ctx, num_heads in [(4, 3, 8, 2), (3, 1, 6, 2)]:
         wrapper = sb.construct(cls, d_in, d_out, ctx, 0.0, num_heads)
-        mapped = map_heads(wrapper.info.get("parameters", []), rng, d_in, d_out)
+        mapped = heads_with_weights(sb, wrapper, rng, d_in, d_out, ctx)
         if mapped is None or len(mapped[0]) != num_heads:
             return with_object(failed("concat.unmapped"), cls)
         sb.load_state(wrapper, mapped[1])

@@ -1,9 +1,11 @@
 """Exercise 3.3: a GPT-2-small-sized MultiHeadAttention (768 -> 768, 12 heads, 1024-token context).
 
 The parameter count the child reports is a claim, so the module is also run: the judge's weights go in
-and the output must match a 12-head reference. The context length is read from the module's causal
-mask, the one thing in it sized by the context; only a module without one (a mask built in forward) is
-run on 1024 tokens, a GPT-2-sized forward that costs more than everything else graded in chapter 3.
+(mapped by name, else by what each weight does) and the output must match a 12-head reference; a module
+whose output does not move with its input has its count and its context refused too. The context length
+is read from the module's causal mask, the one thing in it sized by the context; only a module without
+one (a mask built in forward) is run on 1024 tokens, a GPT-2-sized forward that costs more than
+everything else graded in chapter 3.
 """
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ from typing import Any
 import torch
 
 from exercises._attention import (
+    Roles,
     attend,
     book_state,
     close,
     comparison,
+    computes_nothing,
+    constant,
     function,
     instances,
     max_diff,
@@ -27,8 +32,9 @@ from exercises._attention import (
     trainable_count,
     with_object,
 )
+from exercises._layout import find_layout
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
-from grader.session import Obj, Sandbox
+from grader.session import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, Sandbox, StudentError
 from solutions import chapter3
 
 D_MODEL, HEADS, CONTEXT = 768, 12, 1024
@@ -100,9 +106,10 @@ EXERCISE = Exercise(
             "zh": "{name} 把 {d_in} 维输入映射到 {d_out} 维输出；GPT-2 small 输入输出均为 768 维。",
         },
         "heads.unmapped": {
-            "en": "{name}'s weights cannot be matched to query/key/value/out_proj of 768×768, so its heads "
-                  "cannot be confirmed.",
-            "zh": "{name} 的权重无法对应到 768×768 的 query/key/value/out_proj，因此无法确认它的头。",
+            "en": "{name}'s weights cannot be matched to query/key/value/out_proj of 768×768, neither by their "
+                  "names nor by what each one does, so its heads cannot be confirmed.",
+            "zh": "{name} 的权重无法对应到 768×768 的 query/key/value/out_proj：按名称不行，按每个权重的作用也不行，"
+                  "因此无法确认它的头。",
         },
         "heads.mismatch": {
             "en": "{name} differs from a 12-head reference with the same weights (largest difference {diff:.3g}).",
@@ -151,10 +158,23 @@ def _is_768(info: dict[str, Any]) -> bool:
     return any(D_MODEL in p["shape"] for p in info.get("parameters", []))
 
 
+def inert(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome | None:
+    """The failure of a module whose output is the same for two different inputs (run once per child, on a
+    few tokens): its count and its context would otherwise pass without it computing anything."""
+    out = sb.memo("3.3 two inputs", lambda: sb.forward(module, torch.randn(2, SHORT, D_MODEL, generator=rng)))
+    return computes_nothing(module.name, out) if constant(out) else None
+
+
 @EXERCISE.check("parameters", points=2, title={"en": "2,360,064 trainable parameters",
                                                "zh": "2,360,064 个可训练参数"})
 def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     module, origin = the_answer(sb)
+    try:
+        problem = inert(sb, module, rng)
+    except (StudentError, ProbeTimeout, BudgetExhausted, ChildCrashed):
+        problem = None  # raised, hung or crashed: charged by heads and context; a bad or lying answer is not
+    if problem is not None:
+        return with_object(problem, origin)
     count = trainable_count(module.info)
     breakdown = {"parameters": trainable(module.info.get("parameters", [])),
                  "reference_parameters": reference_parameters()}
@@ -186,18 +206,35 @@ def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     return with_object(_heads(sb, module, rng), origin)
 
 
-def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
+def mapped(sb: Sandbox, module: Obj, rng: torch.Generator) -> tuple[Roles, dict[str, torch.Tensor], bool] | None:
+    """(roles, the module's state holding them, qkv_bias) for fresh weights, mapped by the names, else by
+    what each weight does (find_layout: 12 heads with a bias on out_proj); None when neither maps them."""
     params = module.info.get("parameters", [])
     for bias in (False, True):  # qkv_bias=True costs points under "parameters", not here
         roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
         state = student_state(params, roles, D_MODEL, D_MODEL)
         if state is not None:
-            break
-    if state is None:
+            return roles, state, bias
+    x = torch.randn(1, HEAD_TOKENS, D_MODEL, generator=rng)
+    layout = find_layout(sb, module, [params], x, lambda x, r: attend(x, r[0], HEADS), d_in=D_MODEL,
+                         d_out=D_MODEL, out_proj=True, rng=rng)
+    if layout is None:
+        return None
+    bias = any(len(p["shape"]) == 1 and layout.get(p["name"]) != "o" for p in params)
+    roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
+    state = student_state(params, roles, D_MODEL, D_MODEL, layout=layout)
+    return None if state is None else (roles, state, bias)
+
+
+def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
+    params = module.info.get("parameters", [])
+    found = mapped(sb, module, rng)
+    if found is None:
         weights = [p["shape"] for p in params if p["name"].endswith("weight") and len(p["shape"]) == 2]
         if weights and tuple(weights[0]) != (D_MODEL, D_MODEL):
             return failed("heads.wrong_dims", name=module.name, d_in=weights[0][1], d_out=weights[0][0])
         return failed("heads.unmapped", name=module.name)
+    roles, state, bias = found
     sb.load_state(module, state)
     x = torch.randn(1, HEAD_TOKENS, D_MODEL, generator=rng)
     got = sb.forward(module, x)
@@ -231,6 +268,9 @@ def _context(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
     out = sb.forward(module, torch.randn(*shape, generator=rng), timeout=None if fitting else 30)
     if list(out.shape) != shape:
         return failed("context.shape", name=module.name, shape=list(out.shape), input=tuple(shape))
+    problem = inert(sb, module, rng)
+    if problem is not None:
+        return problem
     if fitting:
         return passed("context.mask_ok", {"mask": fitting[0]}, name=module.name, buffer=fitting[0]["name"])
     return passed("context.ok", name=module.name)

@@ -3,7 +3,8 @@
 The judge builds the student's model for a fresh vocabulary size, writes its own embedding table into
 it (when the model keeps exactly one (V, V) table), runs forward and generate in the sandbox, and
 computes every expected value itself: the logits and loss of solutions/gpt_data.py with the same
-table, and the cross-entropy of the logits the student's model returned.
+table, and the cross-entropy of the logits the student's model returned. A model whose logits are the
+same at every position (whatever the ids) computes nothing, and passes none of the checks.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import torch
 from torch.nn import functional as F
 
 from exercises import _text
-from exercises._attention import close, comparison, max_diff, the_class, with_object
+from exercises._attention import close, comparison, computes_nothing, constant, max_diff, the_class, with_object
 from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.session import Obj, Sandbox, StudentError, describe_value
 from solutions import gpt_data
@@ -26,6 +27,7 @@ CLASS = "BigramLanguageModel"
 # while an init ten times too large (loss ~20) or a loss without its log-softmax falls outside.
 BAND = 1.5
 CERTAIN = 30.0  # a logit margin that makes the next token certain: e^-30 per other token
+MAX_VOCAB = 4096  # the largest vocab_size the judge draws a (V, V) table for; a character one is far smaller
 
 EXERCISE = Exercise(
     id="gpt.bigram",
@@ -53,6 +55,13 @@ EXERCISE = Exercise(
         "not_found.vocab_size": {
             "en": "no `vocab_size` for BigramLanguageModel(), which takes no vocabulary size of its own.",
             "zh": "没有 vocab_size：BigramLanguageModel() 自身不接收词表大小参数。",
+        },
+        "vocab_size.too_large": {
+            "en": "vocab_size is {got}: the grader builds BigramLanguageModel() with it and draws a (vocab_size, "
+                  "vocab_size) table, which it does only up to {most}. A character vocabulary is a few hundred: "
+                  "vocab_size = len(chars).",
+            "zh": "vocab_size 是 {got}：评分器用它构建 BigramLanguageModel() 并生成 (vocab_size, vocab_size) 的表，"
+                  "但最多只支持 {most}。字符级词表只有几百个字符：vocab_size = len(chars)。",
         },
         "forward.not_pair": {
             "en": "{call} returned {got}: forward should return the pair (logits, loss), with logits a float tensor.",
@@ -207,6 +216,8 @@ def build(sb: Sandbox, rng: torch.Generator, low: int, high: int) -> tuple[Obj, 
     size = _text.positive_int(_text.namespace(sb).get("vocab_size"))
     if size is None:
         raise NotFound("not_found.vocab_size")
+    if size > MAX_VOCAB:
+        raise Verdict(with_object(failed("vocab_size.too_large", got=size, most=MAX_VOCAB), cls))
     return cls, sb.construct(cls, label=f"{CLASS}()"), size, f"{CLASS}()"
 
 
@@ -250,6 +261,16 @@ def run_forward(sb: Sandbox, cls: Obj, model: Obj, call: str, *args: torch.Tenso
     return out[0], out[1]
 
 
+def ignores_idx(logits: torch.Tensor, positions: int) -> bool:
+    """Whether the model gave all `positions` (whose ids differ) the same logits: it computes nothing from idx."""
+    return logits.numel() % positions == 0 and constant(logits.reshape(positions, -1))
+
+
+def inert(cls: Obj, label: str, logits: torch.Tensor) -> Outcome:
+    """The failure of a model whose logits ignore idx: the check's premise, logits computed from the ids."""
+    return with_object(computes_nothing(label, logits), cls)
+
+
 def ids(rng: torch.Generator, size: int, *shape: int) -> torch.Tensor:
     return torch.randint(size, shape, generator=rng)
 
@@ -265,6 +286,8 @@ def forward(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
     logits, _ = run_forward(sb, cls, model, f"{label}(idx)", idx)
     if list(logits.shape) != [B, T, size]:
         return with_object(failed("forward.shape", B=B, T=T, V=size, got=tuple(logits.shape)), cls)
+    if ignores_idx(logits, B * T):
+        return inert(cls, label, logits)
     if not mapped:
         return with_object(passed("forward.ok_shape", B=B, T=T, V=size), cls)
     with torch.no_grad():
@@ -292,6 +315,8 @@ def loss(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
         return with_object(failed("loss.not_scalar", shape=shape), cls)
     if logits.numel() != B * T * size:
         return with_object(failed("loss.logits_shape", got=tuple(logits.shape), BT=B * T, V=size), cls)
+    if ignores_idx(logits, B * T):
+        return inert(cls, label, logits)
     got = got.reshape(())
     with torch.no_grad():
         expected = F.cross_entropy(logits.reshape(B * T, size).float(), targets.reshape(B * T))
@@ -315,9 +340,11 @@ def init(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
     cls, model, size, label = build(sb, rng, 20, 80)  # the model's own initialisation: no table loaded
     idx, targets = ids(rng, size, 4, 32), ids(rng, size, 4, 32)
     call = f"{label}(idx, targets)"
-    _, got = run_forward(sb, cls, model, call, idx, targets)
+    logits, got = run_forward(sb, cls, model, call, idx, targets)
     if not isinstance(got, torch.Tensor) or not got.is_floating_point() or got.numel() != 1:
         return with_object(failed("init.no_loss", call=call, got=describe_value(got)), cls)
+    if ignores_idx(logits, idx.numel()):  # a model of constant logits starts at ln(V) without being one
+        return inert(cls, label, logits)
     value, expected = float(got), math.log(size)
     if not abs(value - expected) <= BAND:
         return with_object(failed("init.far", loss=value, V=size, expected=expected, band=BAND), cls)
@@ -349,14 +376,18 @@ def generate(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
     bad = out[(out < 0) | (out >= size)]
     if len(bad):
         return with_object(failed("generate.range", call=call, bad=int(bad[0]), V=size), cls)
-    if not torch.equal(out[:, :T], idx):
+    if not torch.equal(out[:, :T].long(), idx):
         return with_object(failed("generate.prefix", comparison(idx, out[:, :T]), call=call), cls)
+    if not mapped:  # the new tokens cannot be predicted: at least the logits they come from must move
+        logits, _ = run_forward(sb, cls, model, f"{label}(idx)", idx)
+        if ignores_idx(logits, idx.numel()):
+            return inert(cls, label, logits)
     if mapped:
         expected = [idx[:, -1]]
         for _ in range(k):
             expected.append(successor[expected[-1]])
         chain = torch.stack(expected[1:], dim=1)
-        wrong = [b for b in range(B) if not torch.equal(out[b, T:], chain[b])]
+        wrong = [b for b in range(B) if not torch.equal(out[b, T:].long(), chain[b])]
         if wrong:
             b = wrong[0]
             return with_object(failed("generate.not_last", comparison(chain, out[:, T:]), call=call,

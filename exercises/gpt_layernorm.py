@@ -20,7 +20,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from exercises._attention import close, comparison, max_diff, sample, with_object
+from exercises._attention import close, comparison, computes_nothing, constant, max_diff, sample, with_object
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.session import BadReturn, Obj, Sandbox, StudentError, describe_value
@@ -313,6 +313,8 @@ def affine(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     expected = gamma * xhat + beta
     evidence = comparison(expected, got)
     if close(got, expected):
+        if constant(xhat):  # the same for rows that differ: gamma and beta acted on nothing computed from x
+            return with_object(computes_nothing(f"LayerNorm1d({DIM})", xhat), norm.cls)
         return with_object(passed("affine.ok", evidence), norm.cls)
     # The mistakes are modelled on the student's own xhat and on the right ones: with gamma and beta
     # swapped, the student's "xhat" (gamma 1, beta 0) is all ones.

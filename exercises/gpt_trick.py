@@ -203,6 +203,8 @@ def _answer(sb: Sandbox, version: Version, rng: torch.Generator
         raise NotFound("not_found.version", name=version.name)
     name, cell, got = found
     where = {"object": {"name": name, "cell": cell}}
+    if got.dim() != 3:  # the mean is over the time dim of (B, T, C): no other x can be judged with it
+        raise Verdict(failed("shape", where, name=version.name, got=list(got.shape), expected="(B, T, C)"))
     x_found = _latest(bound, ("x",), before=cell, shape=got.shape)
     if x_found is None:
         raise Verdict(failed("no_x", where, name=version.name, cell=cell, shape=list(got.shape)))

@@ -143,6 +143,12 @@ add_all(
             "en": "{name} returned {got}, which is not the expected output.",
             "zh": "{name} 返回了 {got}，不是预期的输出。",
         },
+        "check.constant": {
+            "en": "{name} returns the same output whatever the input (shape {shape}, starting {values}): it "
+                  "computes nothing from its input, so this cannot be checked. Compute the output from the input.",
+            "zh": "无论输入是什么，{name} 都返回相同的输出（形状 {shape}，开头为 {values}）：它没有根据输入计算任何东西，"
+                  "因此无法检查。请根据输入计算输出。",
+        },
         "check.protocol": {
             "en": "The submission's process sent something that is not an answer while running {name}; it was stopped.",
             "zh": "运行 {name} 时提交的进程发送了非法数据，已被终止。",

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import torch
 
-from grader import wire
+from grader import protocol, wire
 from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
@@ -266,11 +266,10 @@ class Sandbox:
         return self.memo("inventory", self._list_objects)
 
     def _list_objects(self) -> list[Obj]:
-        entries = self._probe("inventory", "listing the submission's objects")
-        if not isinstance(entries, list):
-            raise ProtocolViolation("inventory", "not a list")
-        return [Obj(int(e["ref"]), e, self.generation, list(e.get("bindings", [])))
-                for e in entries if isinstance(e, dict) and isinstance(e.get("ref"), int)]
+        label = "listing the submission's objects"
+        entries = self._valid(label, protocol.each(protocol.inventory_entry), self._probe("inventory", label),
+                              "inventory")
+        return [Obj(e["ref"], e, self.generation, list(e["bindings"])) for e in entries]
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
         """What `build()` gave for `key` in this child, built once: the inventory, or the module a
@@ -287,9 +286,21 @@ class Sandbox:
         return {"__ref__": obj.ref}
 
     def _obj(self, value: Any, label: str) -> Obj:
-        if not (isinstance(value, dict) and isinstance(value.get("__ref__"), int)):
+        """A handle on what the child returned: anything but an object it kept is the submission's bad
+        return; a handle whose description does not fit the protocol, a protocol violation."""
+        if not (isinstance(value, dict) and "__ref__" in value):
             raise BadReturn(label, describe_value(value))
-        return Obj(value["__ref__"], value.get("info") or {}, self.generation)
+        ref, info = self._valid(label, protocol.handle, value)
+        return Obj(ref, info, self.generation)
+
+    def _valid(self, label: str, validate: Callable[..., T], value: Any, *args: Any) -> T:
+        """validate(value, *args), or the child is stopped: an answer that does not fit the protocol
+        (grader.protocol) is the submission's failure, `check.protocol`."""
+        try:
+            return validate(value, *args)
+        except protocol.Invalid as exc:
+            self._kill()
+            raise ProtocolViolation(label, str(exc)) from None
 
     def construct(self, cls: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
         label = label or f"{cls.cls}({_show_args(args, kwargs)})"
@@ -303,10 +314,9 @@ class Sandbox:
         a value that could not be sent comes back as {"__unreadable__": why}. A claim to check, like
         every answer."""
         self._ensure_child()
-        value = self._probe("variables", "reading your variables", names=list(names), cell=cell)
-        if not isinstance(value, dict):
-            raise ProtocolViolation("variables", "not a mapping")
-        return value
+        label = "reading your variables"
+        value = self._probe("variables", label, names=list(names), cell=cell)
+        return self._valid(label, protocol.values, value, names)
 
     def call(self, target: Obj, *args: Any, method: str | None = None, label: str | None = None,
              timeout: float | None = None, device: str | None = None, **kwargs: Any) -> Any:
@@ -333,23 +343,24 @@ class Sandbox:
         return out
 
     def load_state(self, module: Obj, tensors: dict[str, torch.Tensor]) -> None:
-        self._probe("load_state", f"loading weights into {module.cls}", None,
-                    ref=self._ref(module)["__ref__"], tensors=tensors)
+        label = f"loading weights into {module.cls}"
+        loaded = self._probe("load_state", label, None, ref=self._ref(module)["__ref__"], tensors=tensors)
+        self._valid(label, protocol.name_list, loaded)
 
     def state(self, module: Obj, names: list[str] | None = None) -> dict[str, torch.Tensor]:
-        value = self._probe("state", f"reading the tensors of {module.name}", None,
-                            ref=self._ref(module)["__ref__"], names=names)
-        if not isinstance(value, dict) or not all(isinstance(t, torch.Tensor) for t in value.values()):
-            raise ProtocolViolation("state", "not a dict of tensors")
-        return value
+        label = f"reading the tensors of {module.name}"
+        value = self._probe("state", label, None, ref=self._ref(module)["__ref__"], names=names)
+        return self._valid(label, protocol.tensors, value)
 
     def describe(self, obj: Obj) -> dict[str, Any]:
-        value = self._probe("describe", f"describing {obj.name}", None, ref=self._ref(obj)["__ref__"])
-        return value if isinstance(value, dict) else {}
+        """The object's description now; {} for one the child does not describe."""
+        label = f"describing {obj.name}"
+        value = self._probe("describe", label, None, ref=self._ref(obj)["__ref__"])
+        return {} if value is None else self._valid(label, protocol.description, value)
 
     def devices(self) -> dict[str, bool]:
-        value = self._probe("devices", "listing accelerators")
-        return {k: bool(v) for k, v in value.items()} if isinstance(value, dict) else {}
+        label = "listing accelerators"
+        return self._valid(label, protocol.flags, self._probe("devices", label))
 
 
 def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:
@@ -376,12 +387,15 @@ def hidden_paths() -> list[str]:
 
 
 def describe_value(value: Any) -> str:
+    """What a value the child returned is, for a message: its kind, read without trusting its fields."""
     if isinstance(value, torch.Tensor):
         return f"tensor{tuple(value.shape)} of {value.dtype}"
-    if isinstance(value, dict) and "__object__" in value:
-        return f"{value['__object__']}"
+    if isinstance(value, dict) and isinstance(value.get("__object__"), str):
+        return value["__object__"][:100]
     if isinstance(value, dict) and "__ref__" in value:
-        return str((value.get("info") or {}).get("class", "module"))
+        info = value.get("info")
+        cls = info.get("class") if isinstance(info, dict) else None
+        return cls[:100] if isinstance(cls, str) else "module"
     if isinstance(value, list):
         return f"a sequence of {len(value)}"
     return type(value).__name__ if value is not None else "None"

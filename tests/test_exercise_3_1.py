@@ -90,3 +90,32 @@ def test_no_transfer_and_no_objects_is_not_found(grade_file: Grade) -> None:
         assert (c.status, c.message_key) == ("failed", "check.not_found")
         assert "transfer_weights(sa_v1, sa_v2)" in c.message
     assert check(run, "3.1", "classes").status == "passed"
+
+
+def test_self_attention_model_is_the_reference() -> None:
+    """The judge-side model that finds a v2's roles by what its weights do (exercise_3_1.self_attention)
+    computes what solutions/ SelfAttention_v2 computes."""
+    import torch
+
+    from exercises._attention import book_state, random_roles
+
+    rng = torch.Generator().manual_seed(0)
+    for d_in, d_out, bias in ((3, 2, False), (4, 4, True)):
+        roles = random_roles(rng, d_in, d_out, bias=bias)
+        x = torch.randn(6, d_in, generator=rng)
+        expected = exercise_3_1.reference(x, roles)
+        assert torch.allclose(exercise_3_1.self_attention(x, [roles]), expected, atol=1e-6)
+        assert set(book_state(roles)) == {f"W_{r}.{p}" for r in ("query", "key", "value")
+                                          for p in (("weight", "bias") if bias else ("weight",))}
+
+
+def test_unusual_weight_names_are_matched_by_what_they_do(grade_file: Grade) -> None:
+    """SelfAttention_v1/v2 whose matrices are named a, b, c (in no role's order) still compute the
+    reference attention: `classes` finds each role by behaviour; one computing something else fails it."""
+    renamed = CLASSES_ONLY
+    for old, new in (("W_query", "c"), ("W_key", "a"), ("W_value", "b")):
+        renamed = renamed.replace(old, new)
+    assert check(grade_file(renamed, "3.1"), "3.1", "classes").status == "passed"
+    unscaled = renamed.replace("attn_scores / keys.shape[-1]**0.5", "attn_scores")
+    c = check(grade_file(unscaled, "3.1"), "3.1", "classes")
+    assert (c.status, c.message_key) == ("failed", "3.1.classes.unmapped")

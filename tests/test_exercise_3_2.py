@@ -40,3 +40,19 @@ def test_book_style_answer_found_though_name_rebound(grade_file: Grade) -> None:
     assert (answer.status, answer.message_key) == ("passed", "3.2.answer.ok")
     assert "mha keeps 2 heads" in answer.message and "[2, 6, 2]" in answer.message
     assert check(run, "3.2", "concat").status == "passed"
+
+
+def test_heads_that_cannot_be_matched_fail_answer(grade_file: Grade) -> None:
+    """A wrapper of the right shape whose heads' weights match no role, by name or by what they do (here
+    each head skips the softmax), is not shown to be two attention heads: `answer` fails."""
+    source = SOLUTION.read_text(encoding="utf-8")
+    for old, new in (("W_query", "a"), ("W_key", "b"), ("W_value", "c")):
+        source = source.replace(old, new)
+    tail = "\n        attn_weights = self.dropout(attn_weights)\n\n        context_vec = attn_weights @ values\n"
+    softmax = "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)"
+    source = mutations.apply(source, softmax + tail, "        attn_weights = attn_scores / keys.shape[-1]**0.5" + tail)
+    run = grade_file(source, "3.2")
+    c = check(run, "3.2", "answer")
+    assert (c.status, c.message_key) == ("failed", "3.2.answer.unmapped"), c.message
+    assert "could not be matched" in c.message and c.messages["zh"]
+    assert check(run, "3.2", "concat").message_key == "3.2.concat.unmapped"

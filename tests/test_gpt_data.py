@@ -373,3 +373,13 @@ def test_a_variable_that_cannot_be_sent_is_named(grade_file: Grade) -> None:
     assert "could not read your variable val_data" in c.message
     assert check(run, "gpt.tokenizer", "vocab").status == "passed"
     assert set(statuses(run, "gpt.bigram").values()) == {"passed"}
+
+
+def test_a_vocab_size_too_large_to_draw_a_table_for_is_named(grade_file: Grade) -> None:
+    """BigramLanguageModel() reads vocab_size from the notebook: a value the judge would have to draw a
+    (V, V) table of a trillion numbers for fails each bigram check by name, never as a grader error."""
+    run = grade_file(NO_ARGUMENT.replace("vocab_size = len(chars)", "vocab_size = 10**6"), "gpt.bigram")
+    no_errors(run)
+    for c in next(e for e in run.exercises if e.id == "gpt.bigram").checks:
+        assert (c.status, c.message_key) == ("failed", "gpt.bigram.vocab_size.too_large"), (c.id, c.message)
+    assert "vocab_size is 1000000" in check(run, "gpt.bigram", "forward").message

@@ -1,0 +1,123 @@
+"""Finding which weight plays which role by what it does, for a module whose names say nothing.
+
+A student may call the query matrix `self.a`: the judge then loads weights of its own into every
+parameter, runs the module once, and tries each assignment of the roles (query, key, value, out) to
+parameters of fitting shapes against a model computed here. The assignment that reproduces the module's
+output is its layout; none means the class computes something else, or nothing, and a check that needs
+the weights mapped fails. Used where _attention's name patterns find no layout.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable
+
+import torch
+
+from exercises._attention import Layout, Roles, attend, close, per_head
+from grader.session import Obj, Sandbox
+
+MAX_TRIALS = 1000  # role assignments tried on one module (4! x 4! for a MultiHeadAttention with biases)
+MAX_DRAWN = 1 << 24  # weight elements the judge draws to find a module's roles (GPT-2's attention: 2.4M)
+
+
+def _unoriented(value: torch.Tensor, want: tuple[int, int], linear: bool) -> torch.Tensor | None:
+    """The inverse of _oriented: a parameter's value in nn.Linear layout `want`, None when it fits neither way."""
+    shape = tuple(value.shape)
+    if shape == want and (linear or shape != want[::-1]):
+        return value
+    return value.T if shape == want[::-1] else None
+
+
+Reference = Callable[[torch.Tensor, list[Roles]], torch.Tensor]  # what the roles (one per head) compute on x
+
+
+def find_layout(sb: Sandbox, module: Obj, groups: list[list[dict[str, Any]]], x: torch.Tensor,
+                reference: Reference, *, d_in: int, d_out: int, out_proj: bool = False,
+                rng: torch.Generator | None = None, own: dict[str, torch.Tensor] | None = None) -> Layout | None:
+    """Which parameter plays which role, found by what it does, for weights whose names say nothing
+    (self.a, self.b, self.c). Each parameter holds a value (random ones the judge draws and loads, or the
+    module's `own`, read back), the module runs once on x, and every assignment of the roles to parameters of
+    fitting shapes is computed here with `reference`; the assignment whose output equals the module's is
+    the layout. `groups` are the heads of a wrapper (one group for a single module). None when no
+    assignment reproduces the module: a class that computes something else, or nothing."""
+    options = [_assignments(group, d_in, d_out, out_proj) for group in groups]
+    if not options or not all(options) or math.prod(map(len, options)) > MAX_TRIALS:
+        return None
+    params = [p for group in groups for p in group]
+    if own is not None:
+        if not {p["name"] for p in params} <= set(own):
+            return None
+        values = own
+    else:
+        if rng is None or sum(math.prod(p["shape"]) for p in params) > MAX_DRAWN:
+            return None
+        values = {p["name"]: _drawn(rng, p["shape"]) for p in params}
+        sb.load_state(module, values)
+    got = sb.forward(module, x)
+    for combo in itertools.product(*options):
+        roles = [_roles(values, layout, d_in, d_out) for layout in combo]
+        if all(r is not None for r in roles) and close(got, reference(x, roles)):  # type: ignore[arg-type]
+            return {name: role for layout in combo for name, role in layout.items()}
+    return None
+
+
+def _assignments(group: list[dict[str, Any]], d_in: int, d_out: int, out_proj: bool) -> list[Layout]:
+    """Every way to give the weight roles to the group's matrices and their biases to its vectors, by shape."""
+    matrices = [p for p in group if len(p["shape"]) == 2]
+    vectors = [p for p in group if len(p["shape"]) == 1]
+    weights = ["q", "k", "v", "o"] if out_proj else ["q", "k", "v"]
+    if len(matrices) != len(weights) or len(matrices) + len(vectors) != len(group) or len(vectors) > len(weights):
+        return []
+    if any(tuple(p["shape"]) != (d_out,) for p in vectors):
+        return []
+    found = []
+    for order in itertools.permutations(matrices):
+        if all(_fits(p["shape"], role, d_in, d_out) for p, role in zip(order, weights)):
+            given = {p["name"]: role for p, role in zip(order, weights)}
+            found += [{**given, **{p["name"]: role for p, role in zip(vectors, biased)}}
+                      for biased in itertools.permutations(weights, len(vectors))]
+    return found
+
+
+def _fits(shape: list[int], role: str, d_in: int, d_out: int) -> bool:
+    want = (d_out, d_out if role == "o" else d_in)
+    return tuple(shape) in (want, want[::-1])
+
+
+def _drawn(rng: torch.Generator, shape: list[int]) -> torch.Tensor:
+    bound = (3 / max(1, shape[-1])) ** 0.5
+    return torch.empty(*shape).uniform_(-bound, bound, generator=rng)
+
+
+def _roles(values: dict[str, torch.Tensor], layout: Layout, d_in: int, d_out: int) -> Roles | None:
+    """The roles a layout reads from these values (nn.Linear layout), None when a value does not fit its role."""
+    found: dict[str, torch.Tensor] = {}
+    for name, role in layout.items():
+        value = values[name]
+        if value.dim() == 1:
+            if tuple(value.shape) != (d_out,):
+                return None
+            found[f"{role}_b"] = value
+            continue
+        weight = _unoriented(value, (d_out, d_out if role == "o" else d_in), name.endswith(".weight"))
+        if weight is None:
+            return None
+        found[role] = weight
+    return Roles(**found)
+
+
+def roles_read(params: list[dict[str, Any]], state: dict[str, torch.Tensor], layout: Layout, d_in: int,
+               d_out: int) -> Roles | None:
+    """A module's own weights in the judge's layout, by a layout found by behaviour (find_layout)."""
+    return _roles({p["name"]: state[p["name"]] for p in params if p["name"] in layout}, layout, d_in, d_out)
+
+
+def wrapper_layout(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
+                   tokens: int) -> Layout | None:
+    """The roles of a wrapper's heads found by behaviour (find_layout), its output being its heads' outputs
+    concatenated on the last dim; None when no assignment reproduces it."""
+    heads = list(per_head(wrapper.info.get("parameters", [])).values())
+    x = torch.randn(2, tokens, d_in, generator=rng)
+    return find_layout(sb, wrapper, heads, x, lambda x, roles: torch.cat([attend(x, r, 1) for r in roles], dim=-1),
+                       d_in=d_in, d_out=d_out, rng=rng)
