@@ -1,8 +1,11 @@
 """Device placement: modules must carry all their tensors with `.to(device)`, and agree across devices.
 
 A mask kept as a plain tensor attribute works on the CPU and breaks on a GPU, so it is caught on
-every machine by listing the module's tensors. The accelerator comparison itself needs CUDA or MPS;
-without one it is skipped and worth 0 points, so nobody loses marks for lacking a GPU.
+every machine: by listing the module's tensors, and, wherever the mask hides (a list, a dict, a global,
+a closure, made in forward without `device=`), by moving a fresh instance to a stand-in device and
+seeing which tensors its forward mixes with the moved ones (grader.sandbox.placement). The accelerator
+comparison itself needs CUDA or MPS; without one it is skipped and worth 0 points, so nobody loses
+marks for lacking a GPU.
 """
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ from typing import Any
 
 import torch
 
-from exercises._attention import classes, comparison, max_diff, sample, with_object
+from exercises._attention import classes, comparison, computes_nothing, constant, max_diff, sample, with_object
+from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
-from grader.session import Obj, Sandbox
+from grader.session import BudgetExhausted, Obj, ProbeTimeout, Sandbox, StudentError
 from solutions import chapter3
 
 # How each book class is built for these checks, and the input it takes.
@@ -28,6 +32,10 @@ BUILDS: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {
 RTOL, ATOL = 1e-4, 1e-5
 # Tests (and users without a GPU who want to see the comparison run) may name a device here.
 DEVICE_OVERRIDE = "GRADER_ACCELERATOR"
+# Where a tensor left behind was found -> its message (device.registered.*), which names it in {name} ...
+NAMED = {"module": "registered.module", "registered": "registered.unmoved"}
+# ... or the words (device.where.*) the message registered.behind names it with; else it is `unknown`.
+WHERE = ("attribute", "global", "closure")
 
 EXERCISE = Exercise(
     id="device",
@@ -57,6 +65,40 @@ EXERCISE = Exercise(
             "zh": "{cls}.{attr} 是普通张量属性：.to(device) 不会移动它，在 GPU 上 forward 会失败。"
                   "请使用 self.register_buffer('{leaf}', ...)（见书 3.5.3 节）。",
         },
+        "registered.behind": {
+            "en": "{cls}.forward uses {tensor} (shape {shape}), which .to(device) leaves on the CPU: the GPU "
+                  "forward fails. Keep it in the module with self.register_buffer(...) (book section 3.5.3).",
+            "zh": "{cls}.forward 使用了 {tensor}（形状 {shape}），.to(device) 不会移动它，在 GPU 上 forward 会失败。"
+                  "请用 self.register_buffer(...) 把它放进模块（见书 3.5.3 节）。",
+        },
+        "registered.made": {
+            "en": "{cls}.forward makes a tensor (shape {shape}) on the CPU whatever device the input is on, and "
+                  "uses it with the input's ({op}): the GPU forward fails. Make it with device=x.device, or "
+                  "keep it in the module with self.register_buffer(...) (book section 3.5.3).",
+            "zh": "{cls}.forward 总是在 CPU 上创建一个张量（形状 {shape}），不管输入在哪个设备上，"
+                  "并把它与输入的张量一起使用（{op}），在 GPU 上 forward 会失败。请用 device=x.device 创建它，"
+                  "或用 self.register_buffer(...) 把它放进模块（见书 3.5.3 节）。",
+        },
+        "registered.module": {
+            "en": "{cls}.forward uses {name} (shape {shape}), a tensor of a module kept where .to(device) does "
+                  "not look (a plain list, a dict or a global): it stays on the CPU and the GPU forward fails. "
+                  "Keep submodules as attributes or in nn.ModuleList.",
+            "zh": "{cls}.forward 使用了 {name}（形状 {shape}），它属于一个放在 .to(device) 不会查看的地方"
+                  "（普通列表、字典或全局变量）的模块：它会留在 CPU 上，在 GPU 上 forward 会失败。"
+                  "请把子模块设为属性或放进 nn.ModuleList。",
+        },
+        "registered.unmoved": {
+            "en": "{cls}.forward uses self.{name} (shape {shape}), a parameter or buffer that {cls}.to(device) "
+                  "leaves on the CPU: the GPU forward fails. Let nn.Module move it (do not override .to() or "
+                  "_apply).",
+            "zh": "{cls}.forward 使用了 self.{name}（形状 {shape}），这是 {cls}.to(device) 没有移动的参数或缓冲区，"
+                  "在 GPU 上 forward 会失败。请让 nn.Module 自己移动它（不要重写 .to() 或 _apply）。",
+        },
+        "where.attribute": {"en": "self.{name}", "zh": "self.{name}"},
+        "where.global": {"en": "the global {name}", "zh": "全局变量 {name}"},
+        "where.closure": {"en": "{name}, a variable of an enclosing function", "zh": "外层函数中的变量 {name}"},
+        "where.unknown": {"en": "a tensor that is neither a parameter nor a buffer",
+                          "zh": "一个既不是参数也不是缓冲区的张量"},
         "accelerator.none": {
             "en": "No CUDA or MPS device on this machine: the comparison was skipped (0 points either way).",
             "zh": "本机没有 CUDA 或 MPS 设备：已跳过此比较（不影响得分）。",
@@ -86,8 +128,9 @@ def built(sb: Sandbox) -> list[tuple[Obj, Obj, tuple[int, ...]]]:
 @EXERCISE.check("registered", points=4, title={"en": "All tensors are parameters or buffers",
                                                "zh": "所有张量都是参数或缓冲区"})
 def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+    found = built(sb)
     # (class name, what the submission holds, the instance's description)
-    modules = [(cls.cls, cls, obj.info) for cls, obj, _ in built(sb)]
+    modules = [(cls.cls, cls, obj.info) for cls, obj, _ in found]
     modules += [(obj.cls, obj, obj.info) for obj in sb.inventory()
                 if obj.kind == "module" and obj.info.get("defined_here")]
     if not modules:
@@ -99,7 +142,58 @@ def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             outcome = failed("registered.plain", {"plain_tensors": plain}, cls=name, attr=attr,
                              leaf=attr.rsplit(".", 1)[-1])
             return with_object(outcome, origin)
+    ran = []
+    for cls, module, shape in found:
+        x = torch.randn(*shape, generator=rng)
+        out = cpu_output(sb, cls, module, x)
+        if out is None:
+            continue
+        # Output the same for every row of x (different sequences, or the different tokens of
+        # SelfAttention's 2-D input): it would pass on its list of tensors without computing anything.
+        if constant(out):
+            return with_object(computes_nothing(cls.cls, out), cls)
+        ran.append((cls, module, x))
+    for cls, module, x in ran:
+        behind = left_behind(sb, cls, module, x)
+        if behind:
+            return with_object(left_behind_outcome(cls.cls, behind), cls)
     return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})))
+
+
+def cpu_output(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> torch.Tensor | None:
+    """The forward's output on x, or None when it raises or hangs: that is charged where the forward is
+    graded, not here, and the module is judged by the listing of its tensors alone. A bad or lying answer
+    is charged here; so is a forward that runs but fails when watched (left_behind)."""
+    try:
+        return sb.forward(module, x, label=f"{cls.cls}.forward")
+    except (StudentError, ProbeTimeout, BudgetExhausted):
+        return None
+
+
+def left_behind(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> list[dict[str, Any]]:
+    """What the forward on x mixes with the module's tensors after .to(device) left it on the CPU: seen on
+    the stand-in device; where the forward cannot run there, in the watched CPU forward of a fresh
+    instance (the first was moved for good), which must then run: an error is never a pass by itself."""
+    found, error = sb.left_behind(module, x)
+    if error and not found:
+        found, _ = sb.left_behind(sb.construct(cls, *BUILDS[cls.cls][0]), x, move=False)
+    return found
+
+
+def left_behind_outcome(cls: str, found: list[dict[str, Any]]) -> Outcome:
+    """The first tensor left behind, told as the student wrote it: a plain attribute keeps the message it
+    always had; one made in forward needs device=x.device; a module's, registering the module; a
+    parameter's or buffer's, leaving .to() alone; anything else, register_buffer."""
+    kind, name, shape = found[0]["kind"], found[0]["name"], "×".join(map(str, found[0]["shape"]))
+    evidence = {"left_behind": found}
+    if kind == "attribute" and all(part.isidentifier() for part in name.split(".")):
+        return failed("registered.plain", evidence, cls=cls, attr=name, leaf=name.rsplit(".", 1)[-1])
+    if kind == "forward":
+        return failed("registered.made", evidence, cls=cls, shape=shape, op=found[0]["op"])
+    if kind in NAMED:
+        return failed(NAMED[kind], evidence, cls=cls, name=name, shape=shape)
+    where = Msg(f"device.where.{kind}", {"name": name}) if kind in WHERE else Msg("device.where.unknown")
+    return failed("registered.behind", evidence, cls=cls, tensor=where, shape=shape)
 
 
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
@@ -117,7 +211,8 @@ def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         x = torch.randn(*shape, generator=rng)
         on_cpu = sb.forward(module, x, label=f"{name}.forward on cpu")
         on_device = sb.forward(module, x, label=f"{name}.to('{device}').forward", device=device)
-        if not (on_cpu.shape == on_device.shape and torch.allclose(on_cpu, on_device, rtol=RTOL, atol=ATOL)):
+        if not (on_cpu.shape == on_device.shape
+                and torch.allclose(on_cpu.double(), on_device.double(), rtol=RTOL, atol=ATOL)):
             evidence = {"cpu": sample(on_cpu), "device": sample(on_device), **comparison(on_cpu, on_device)}
             outcome = failed("accelerator.mismatch", evidence, cls=name, device=device,
                              diff=max_diff(on_cpu, on_device))

@@ -362,6 +362,19 @@ class Sandbox:
         label = "listing accelerators"
         return self._valid(label, protocol.flags, self._probe("devices", label))
 
+    def left_behind(self, module: Obj, x: torch.Tensor, move: bool = True) -> tuple[list[dict[str, Any]], str]:
+        """(the tensors the forward on x mixed with the module's after .to(device) left them on the CPU,
+        and the type of error that stopped the forward on the stand-in device, or ""): a claim for the
+        device check (grader.sandbox.placement). With move the module is moved for good: pass a fresh one."""
+        label = f"{module.cls}.to(device).forward (input {tuple(x.shape)})"
+        finding = protocol.record({"kind": protocol.text, "name": protocol.text, "shape": protocol.shape,
+                                   "op": protocol.text})
+        value = self._probe("left_behind", label, None, f"{module.cls}.__call__", ref=self._ref(module)["__ref__"],
+                            x=x, move=move)
+        report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
+                             value, "left_behind")
+        return report["found"], report["error"]
+
 
 def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:
     return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line, cell.filename)

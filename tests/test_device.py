@@ -1,11 +1,15 @@
-"""Device placement: `registered` catches a plain-tensor mask on any machine; `accelerator` is skipped
+"""Device placement: `registered` catches a plain-tensor mask on any machine (the hostile corpus hides masks
+elsewhere) and passes every correct style, whatever moves its tensors; `accelerator` is skipped
 (0 of 0 points) without a GPU, and GRADER_ACCELERATOR=cpu makes it run anywhere, so its pass and
 its failure (a module whose .to() changes what it computes) are tested without a GPU."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
+import mutations
 from conftest import CORPUS, SOLUTION, Grade, check
 
 # `.to(device)` goes through `_apply`; the reference with SelfAttention_v2 nudging a weight there, so
@@ -26,6 +30,45 @@ SelfAttention_v2._apply = _nudging_apply
 def test_reference_registered_passes(grade_file: Grade) -> None:
     c = check(grade_file(SOLUTION, "device"), "device", "registered")
     assert (c.status, c.message_key) == ("passed", "device.registered.ok")
+
+
+MASK_LINE = "        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]\n"
+FILL_LINE = "        attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)\n"
+VALUES_INIT = "        self.W_value = nn.Linear(d_in, d_out, bias=qkv_bias)\n"
+# Right on a GPU, each in its own way: edits of the reference (every class that has the line).
+MOVING = {
+    "made_with_device": [(MASK_LINE, "        mask_bool = torch.triu(torch.ones(num_tokens, num_tokens, "
+                                     "device=x.device), diagonal=1).bool()\n")],
+    "moved_to_device": [(MASK_LINE, "        mask_bool = torch.triu(torch.ones(num_tokens, num_tokens), "
+                                    "diagonal=1).bool().to(x.device)\n")],
+    # CUDA reads a 0-dim CPU tensor as a number
+    "cpu_scalar_tensor": [(FILL_LINE, "        attn_scores = torch.where(mask_bool, torch.tensor(-torch.inf), "
+                                      "attn_scores)\n")],
+    # data-dependent ops, which the meta device cannot run
+    "item_and_nonzero": [(MASK_LINE, MASK_LINE + "        assert mask_bool.nonzero().shape[0] == "
+                                                 "int(mask_bool.sum().item())\n")],
+    # .tolist() refuses the stand-in device's tensors: the check falls back to scanning a CPU forward
+    "tolist": [(MASK_LINE, MASK_LINE + "        assert len(x[0].tolist()) == num_tokens\n")],
+    # .to() moves a parameter in place, so a list holding it sees it moved
+    "parameter_in_a_list": [(VALUES_INIT, VALUES_INIT + "        self.value_weights = [self.W_value.weight]\n"),
+                            ("        values = self.W_value(x)\n", "        values = x @ self.value_weights[0].T\n")],
+}
+
+
+@pytest.mark.parametrize("path", [*sorted(CORPUS.glob("mask_ok_*.py")), CORPUS / "book_style.py",
+                                  CORPUS / "book_style.ipynb"], ids=lambda p: p.name)
+def test_correct_mask_styles_pass_registered(grade_file: Grade, path: Path) -> None:
+    c = check(grade_file(path, "device"), "device", "registered")
+    assert (c.status, c.message_key) == ("passed", "device.registered.ok"), c.message
+
+
+@pytest.mark.parametrize("style", sorted(MOVING))
+def test_tensors_that_follow_the_input_pass_registered(grade_file: Grade, style: str) -> None:
+    source = SOLUTION.read_text(encoding="utf-8")
+    for old, new in MOVING[style]:
+        source = mutations.apply(source, old, new)
+    c = check(grade_file(source, "device"), "device", "registered")
+    assert (c.status, c.message_key) == ("passed", "device.registered.ok"), c.message
 
 
 def test_plain_tensor_mask_fails_registered(grade_file: Grade) -> None:

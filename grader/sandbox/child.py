@@ -46,6 +46,7 @@ class Child:
             "describe": self.describe,
             "devices": self.devices,
             "variables": self.variables,
+            "left_behind": self.left_behind,
         }
 
     def serve(self) -> None:
@@ -169,6 +170,13 @@ class Child:
     def devices(self) -> dict[str, bool]:
         mps = getattr(torch.backends, "mps", None)
         return {"cuda": torch.cuda.is_available(), "mps": bool(mps and mps.is_available())}
+
+    def left_behind(self, ref: int, x: torch.Tensor, move: bool = True) -> dict[str, Any]:
+        """The tensors the module's forward on x uses that .to(device) would leave on the CPU, found on a
+        stand-in device (move) or in a CPU forward (grader.sandbox.placement); `move` moves it for good."""
+        from grader.sandbox import placement  # here, not at the top: only the device exercise asks
+
+        return (placement.moved if move else placement.scan)(self.objects[ref], x)
 
     # -- values across the boundary -----------------------------------------------------------------
     def resolve(self, value: Any, device: str | None = None) -> Any:
