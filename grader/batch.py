@@ -7,10 +7,8 @@ graded twice, nothing is lost.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import secrets
 import selectors
 import signal
 import sys
@@ -19,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
-from grader import __version__
+from grader import __version__, seeds
 from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
 from grader.launcher import ZygoteLauncher, zygotes_available
@@ -81,9 +79,7 @@ def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], fo
 
 def _seed(seed: int | None, student: str) -> int:
     """Fresh hidden inputs every run; with --seed, the same inputs again for each student."""
-    if seed is None:
-        return secrets.randbelow(2**31)
-    return int.from_bytes(hashlib.sha256(f"{seed}/{student}".encode()).digest()[:4], "big") >> 1
+    return seeds.fresh() if seed is None else seeds.derive(seed, student)
 
 
 class Zygotes:

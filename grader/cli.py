@@ -6,7 +6,6 @@ Exit codes: 0 every graded exercise has full marks; 1 graded, not full marks; 2 
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 import time
 import warnings
@@ -15,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from grader import __version__, catalogue
+from grader import __version__, catalogue, seeds
 from grader.launcher import BLAS_THREADS
 from grader.render.text import json_text, one_line
 
@@ -276,7 +275,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
 
     run, problem = None, None
     try:
-        run = grade(submission_files(submission), selected, launcher, seed=secrets.randbelow(2**31), lang=lang, timeout=timeout)
+        run = grade(submission_files(submission), selected, launcher, seed=seeds.fresh(), lang=lang, timeout=timeout)
     except LoadError as exc:
         problem = Msg(exc.key, exc.args_)
     except LaunchError as exc:
@@ -341,7 +340,7 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
         selected = _select(config.exercises, lang)
         from grader.judge import grade
 
-        run = grade(list(sources), selected, launcher, seed=secrets.randbelow(2**31) if seed is None else seed,
+        run = grade(list(sources), selected, launcher, seed=seeds.fresh() if seed is None else seed,
                     lang=lang, timeout=config.timeout)
     except LoadError as exc:
         _fail(catalogue.text(exc.key, lang, **exc.args_))
@@ -397,7 +396,7 @@ def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | Non
     from grader.loading import LoadError
 
     try:
-        return grade(submission, selected, launcher, seed=secrets.randbelow(2**31) if seed is None else seed,
+        return grade(submission, selected, launcher, seed=seeds.fresh() if seed is None else seed,
                      lang=lang, timeout=timeout)
     except LoadError as exc:
         _fail(catalogue.text(exc.key, lang, **exc.args_))

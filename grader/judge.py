@@ -5,7 +5,6 @@ each become a check result with its own message; only the last is marked "error"
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any, Sequence
 
 import torch
 
-from grader import __version__, catalogue
+from grader import __version__, catalogue, seeds
 from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
@@ -71,7 +70,7 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
 def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) -> ExerciseResult:
     checks = []
     for check in exercise.checks:
-        rng = torch.Generator().manual_seed(_check_seed(seed, exercise.id, check.id))
+        rng = torch.Generator().manual_seed(seeds.derive(seed, exercise.id, check.id))
         checks.append(_run_check(exercise, check, sandbox, rng, lang))
     titles = catalogue.every_lang(lambda each: catalogue.pick(exercise.title, each))
     statements = catalogue.every_lang(lambda each: catalogue.pick(exercise.statement, each))
@@ -83,11 +82,6 @@ def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) ->
         titles=titles,
         statements=statements,
     )
-
-
-def _check_seed(seed: int, exercise_id: str, check_id: str) -> int:
-    digest = hashlib.sha256(f"{seed}/{exercise_id}/{check_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
 def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Generator,

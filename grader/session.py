@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import torch
 
-from grader import protocol, wire
+from grader import protocol, seeds, wire
 from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
@@ -99,7 +99,7 @@ class Sandbox:
                  limits: Limits = Limits(), probe_timeout: float = 10.0, seed: int = 0,
                  data: Sequence[Path] = ()) -> None:
         self.submission = submission
-        self.seed = seed  # the child's own RNGs start here, so --seed reproduces the student's random init too
+        self.seed = seed  # the run's secret: the child's own RNGs start from a seed derived from it (grader.seeds)
         self.launcher = launcher
         self.budget_s = budget_s
         self.limits = limits
@@ -152,7 +152,7 @@ class Sandbox:
             "output": str(self.scratch / OUTPUT_FILE),
             "submission": str(self.scratch / self.submission.path.name),
             "limits": self.limits.to_json(),
-            "seed": self.seed,
+            "seed": seeds.derive(self.seed, "sandbox"),
             "hidden": hidden_paths(),
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
             "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],

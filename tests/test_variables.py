@@ -5,6 +5,7 @@ from pathlib import Path
 
 import torch
 
+from grader import seeds
 from grader.loading import load
 from grader.session import Sandbox
 
@@ -49,4 +50,8 @@ def test_the_run_seed_seeds_what_the_submission_draws(launcher, tmp_path: Path) 
     first, again, other = drawn(7), drawn(7), drawn(8)
     assert torch.equal(first[0], again[0]) and first[1] == again[1]
     assert not torch.equal(first[0], other[0]) and first[1] != other[1]
-    assert torch.equal(first[0], torch.rand(3, generator=torch.Generator().manual_seed(7)))  # torch's own stream
+    # torch's own stream, from a seed derived from the run's one way (grader.seeds), never the run's own:
+    # the judge's generators come from the run's seed, and the submission must not be able to recompute them
+    derived = seeds.derive(7, "sandbox")
+    assert torch.equal(first[0], torch.rand(3, generator=torch.Generator().manual_seed(derived)))
+    assert not torch.equal(first[0], torch.rand(3, generator=torch.Generator().manual_seed(7)))
