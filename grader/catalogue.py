@@ -139,6 +139,15 @@ add_all(
             "en": "The submission's process was killed by signal {signal} while running {name} (out of memory?).",
             "zh": "运行 {name} 时提交的进程被信号 {signal} 终止（内存不足？）。",
         },
+        "check.forbidden_call": {
+            "en": "The submission's process made a system call the sandbox forbids while running {name} (a system "
+                  "call table other than the machine's own) and was stopped.",
+            "zh": "运行 {name} 时提交的进程发起了沙箱禁止的系统调用（使用了本机以外的系统调用表），已被终止。",
+        },
+        "check.disk_full": {
+            "en": "The submission wrote more than {mib:g} MiB into its folder while running {name} and was stopped.",
+            "zh": "运行 {name} 时提交向其文件夹写入了超过 {mib:g} MiB 的数据，已被终止。",
+        },
         "check.bad_return": {
             "en": "{name} returned {got}, which is not the expected output.",
             "zh": "{name} 返回了 {got}，不是预期的输出。",
@@ -173,6 +182,15 @@ add_all(
         "cell.crashed": {
             "en": "cell {cell}: ended the process and was skipped",
             "zh": "单元格 {cell}：结束了进程，已跳过",
+        },
+        "cell.forbidden_call": {
+            "en": "cell {cell}: made a system call the sandbox forbids (a system call table other than the "
+                  "machine's own), was stopped and skipped",
+            "zh": "单元格 {cell}：发起了沙箱禁止的系统调用（使用了本机以外的系统调用表），已被终止并跳过",
+        },
+        "cell.disk_full": {
+            "en": "cell {cell}: wrote more than {mib:g} MiB into the submission's folder, was stopped and skipped",
+            "zh": "单元格 {cell}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
         },
         "cell.unlisted": {
             "en": "and {count} more cells that failed to run (not listed)",

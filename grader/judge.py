@@ -17,7 +17,8 @@ from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
 from grader.loading import load, load_many
-from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo, bounded, count_cells
+from grader.results import (CheckResult, ExerciseResult, RunResult, SubmissionInfo, bounded, count_cells,
+                            stopped_because)
 from grader.sandbox.limits import Limits
 from grader.session import (
     BadReturn,
@@ -136,6 +137,9 @@ def probe_failure_outcome(exc: ProbeFailure) -> Outcome:
         return Outcome("failed", "check.timeout", {"name": name, "seconds": exc.detail})
     if isinstance(exc, ChildCrashed):
         status = exc.detail if isinstance(exc.detail, dict) else {}
+        cause = stopped_because(status)
+        if cause:
+            return Outcome("failed", f"check.{cause[0]}", {"name": name, **cause[1]})
         if "signal" in status:
             return Outcome("failed", "check.killed", {"name": name, "signal": status["signal"]})
         return Outcome("failed", "check.exited", {"name": name, "code": status.get("exit", "?")})

@@ -27,7 +27,8 @@ class LaunchError(Exception):
 class Launcher(Protocol):
     protections: list[str]  # what the launcher itself adds (a subreaper, single-use processes)
 
-    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]: ...
+    def launch(self, config: dict[str, Any], output: int) -> tuple[int, socket.socket]:
+        """Start a child with `config`, its stdout and stderr on the judge's descriptor `output`."""
     def reap(self, pid: int, grace: float = 0.0) -> dict[str, int]:
         """Wait up to `grace` s for the child to end, SIGKILL its process group, return its exit status."""
     def close(self) -> None: ...
@@ -158,7 +159,7 @@ class ZygoteLauncher:
         """Once it has said hello, the zygote speaks only when asked: a readable socket means it exited."""
         return bool(select.select([self.ctl], [], [], 0)[0])
 
-    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+    def launch(self, config: dict[str, Any], output: int) -> tuple[int, socket.socket]:
         if self.ready and self._gone():
             # Killed (a submission where no namespace or Landlock stopped it, or the OOM killer):
             # a new zygote of our own costs one `import torch`; the remaining submissions are still graded.
@@ -166,7 +167,7 @@ class ZygoteLauncher:
             self._connect(_Zygote(1), None)
         ours, theirs = socket.socketpair()
         try:
-            pid = self._request({"op": "fork", "config": config}, [theirs.fileno()])["pid"]
+            pid = self._request({"op": "fork", "config": config}, [theirs.fileno(), output])["pid"]
         finally:
             theirs.close()
         return int(pid), ours
@@ -218,13 +219,14 @@ class SpawnLauncher:
         self.procs[proc.pid] = proc
         return proc, ours
 
-    def launch(self, config: dict[str, Any]) -> tuple[int, socket.socket]:
+    def launch(self, config: dict[str, Any], output: int) -> tuple[int, socket.socket]:
         from grader import wire  # not at the top: the CLI imports this module before anything loads torch
 
         (proc, ours), self.next = self.next, self._spawn()
         try:
             wire.send(ours, config, timeout=READY_TIMEOUT)
-        except wire.WireError as exc:
+            socket.send_fds(ours, [b"output"], [output])
+        except (wire.WireError, OSError) as exc:
             raise LaunchError(f"a worker did not start: {exc}") from None
         return proc.pid, ours
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from itertools import islice
 from typing import Any, Literal, Mapping, Sequence, get_args
@@ -208,6 +209,17 @@ def capped(value: Any, chars: int = TEXT_CHARS, items: int = ITEMS) -> Any:
 
 def _cut(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[:max(0, chars - 1)] + "…"
+
+
+def stopped_because(how: Any) -> tuple[str, dict[str, Any]] | None:
+    """Why the sandbox stopped a child that ended (a cell's `error["how"]`, a probe's exit status), where
+    it was one of its walls: a message suffix (`cell.<it>`, `check.<it>`) and its arguments."""
+    how = how if isinstance(how, dict) else {}
+    if isinstance(how.get("disk_bytes"), int):  # the judge's disk watch
+        return "disk_full", {"mib": how["disk_bytes"] / 2**20}
+    if how.get("signal") == getattr(signal, "SIGSYS", None):  # how the system-call filter ends a process
+        return "forbidden_call", {}
+    return None
 
 
 def frames_of(error: Any) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ one check, not the exercises after it.
 from __future__ import annotations
 
 import os
-import shutil
+import select
 import signal
 import socket
 import tempfile
@@ -24,12 +24,13 @@ from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
 from grader.sandbox.limits import Limits
+from grader.scratch import Scratch
 
 T = TypeVar("T")
 
-OUTPUT_FILE = ".grader-output.log"
 WITHOUT_VAR = "GRADER_SANDBOX_WITHOUT"
 OUTPUT_TAIL = 8192
+DISK_WATCH_S = 0.1  # how often the judge measures a scratch folder that no tmpfs caps
 
 
 class ProbeFailure(Exception):
@@ -106,9 +107,8 @@ class Sandbox:
         self.probe_timeout = probe_timeout
         self.cell_timeout = max(5.0, budget_s / 2)
         self.deadline = time.monotonic() + budget_s
-        self.scratch = Path(tempfile.mkdtemp(prefix="grader-"))
-        for path in (*data, *submission.files):  # the student's own copy of a data file wins
-            shutil.copy2(path, self.scratch / path.name)
+        self.scratch = Scratch((*data, *submission.files))  # the student's own copy of a data file wins
+        self.output = _output_file()
         self.generation = 0
         self.protections: list[str] = []
         self.records: dict[int, CellRecord] = {}
@@ -123,18 +123,16 @@ class Sandbox:
 
     def close(self) -> None:
         self._kill()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self.scratch.remove()
+        os.close(self.output)
 
     def cell_records(self) -> tuple[CellRecord, ...]:
         return tuple(self.records[c.number] for c in self.submission.cells if c.number in self.records)
 
     def output_tail(self) -> str:
-        try:
-            with open(self.scratch / OUTPUT_FILE, "rb") as f:
-                f.seek(max(0, os.fstat(f.fileno()).st_size - OUTPUT_TAIL))
-                return f.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
+        """The end of what the submission printed, read through the judge's own descriptor."""
+        size = os.fstat(self.output).st_size
+        return os.pread(self.output, OUTPUT_TAIL, max(0, size - OUTPUT_TAIL)).decode("utf-8", errors="replace")
 
     def _ensure_child(self) -> _Child:
         """A live child with every cell replayed; cells that hung or crashed one are left out."""
@@ -148,22 +146,23 @@ class Sandbox:
     def _spawn(self) -> None:
         self._remaining("the sandbox start")
         config = {
-            "scratch": str(self.scratch),
-            "output": str(self.scratch / OUTPUT_FILE),
-            "submission": str(self.scratch / self.submission.path.name),
+            "scratch": str(self.scratch.path),
+            "submission": str(self.scratch.path / self.submission.path.name),
             "limits": self.limits.to_json(),
             "seed": seeds.derive(self.seed, "sandbox"),
             "hidden": hidden_paths(),
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
             "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
         }
-        pid, sock = self.launcher.launch(config)
+        pid, sock = self.launcher.launch(config, self.output)
         self._child = _Child(pid, sock)
         self.generation += 1
         self._memo = {}
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
-        reported = hello.get("protections", []) if isinstance(hello, dict) else []
-        self.protections = [p for p in reported if isinstance(p, str)] + self.launcher.protections + [
+        # Sent by the bootstrap before any submission code runs: what it reports did take effect.
+        reported = [p for p in (hello.get("protections", []) if isinstance(hello, dict) else []) if isinstance(p, str)]
+        watch = [] if "disk-quota" in reported else ["disk-watch"]  # _watch_disk takes the tmpfs's place
+        self.protections = reported + self.launcher.protections + watch + [
             "deadlines",
             "process-group-kill",
             "scratch-copy",
@@ -243,6 +242,7 @@ class Sandbox:
         try:
             if request is not None:
                 wire.send(child.sock, request, timeout=limit)
+            self._watch_disk(child.sock, deadline, label)
             reply = wire.recv(child.sock, deadline)
         except wire.Deadline:
             self._kill()
@@ -260,6 +260,19 @@ class Sandbox:
         if not reply["ok"]:
             raise StudentError(label, _clean_error(reply.get("error")))
         return reply.get("value")
+
+    def _watch_disk(self, sock: socket.socket, deadline: float, label: str) -> None:
+        """Where no tmpfs caps the scratch folder, measure it while the child works: a child past its
+        quota is stopped like one that crashed, and its cell or check says why."""
+        if "disk-quota" in self.protections:
+            return
+        while not select.select([sock], [], [], max(0.0, min(DISK_WATCH_S, deadline - time.monotonic())))[0]:
+            if time.monotonic() >= deadline:
+                return
+            if self.scratch.over(self.limits.disk_bytes):
+                self._kill()
+                self.scratch.reset()
+                raise ChildCrashed(label, {"disk_bytes": self.limits.disk_bytes})
 
     def inventory(self) -> list[Obj]:
         """Every module, class and function the submission bound, oldest binding first."""
@@ -374,6 +387,14 @@ class Sandbox:
         report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
                              value, "left_behind")
         return report["found"], report["error"]
+
+
+def _output_file() -> int:
+    """Where a child's stdout and stderr go: a file of the judge's, outside the scratch folder and
+    unlinked at once, so no path the submission can touch leads to it (grader.sandbox.limits)."""
+    handle, path = tempfile.mkstemp(prefix="grader-output-")
+    os.unlink(path)
+    return handle
 
 
 def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:

@@ -230,7 +230,7 @@ def test_a_dead_zygote_is_a_launch_error_not_a_hang() -> None:
     launcher.zygote.proc.kill()
     try:
         with pytest.raises(LaunchError, match="the zygote exited with status -9"):
-            launcher.launch({})
+            launcher.launch({}, 0)
     finally:
         launcher.close()
 

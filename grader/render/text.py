@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from grader import catalogue
-from grader.results import RunResult
+from grader.results import RunResult, stopped_because
 
 # The status of a check as a glyph, shown beside its word in every renderer (never colour alone).
 STATUS_ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
@@ -61,7 +61,9 @@ def cell_problem(cell: int, status: str, error: dict[str, Any] | None, lang: str
     if status == "timeout":
         return catalogue.text("cell.timeout", lang, cell=cell, seconds=error.get("seconds", 0))
     if status == "crashed":
-        return catalogue.text("cell.crashed", lang, cell=cell)
+        cause = stopped_because(error.get("how"))
+        return catalogue.text(f"cell.{cause[0]}" if cause else "cell.crashed", lang, cell=cell,
+                              **(cause[1] if cause else {}))
     where = catalogue.text("cell.line", lang, line=error["line"]) if error.get("line") else ""
     message = str(error.get("message", "")).splitlines()[0][:300] if error.get("message") else ""
     return catalogue.text("cell.error", lang, cell=cell, type=error.get("type", "Error"), message=message + where)

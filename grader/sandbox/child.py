@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from grader import wire
-from grader.sandbox import confine, inventory, limits
+from grader.sandbox import confine, inventory, isolation, limits, seccomp
 
 MAX_TEXT = 2000
 
@@ -45,8 +45,8 @@ class Child:
             "state": self.state,
             "describe": self.describe,
             "devices": self.devices,
-            "variables": self.variables,
             "left_behind": self.left_behind,
+            "variables": self.variables,
         }
 
     def serve(self) -> None:
@@ -256,18 +256,25 @@ def seed_torch(seed: int) -> None:
         torch.manual_seed(seed)
 
 
-def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> None:
+def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
     """Bootstrap a fresh child, then serve probes until the judge closes the connection.
 
-    Order matters: output capture and caps first, then the filesystem and syscall confinement,
-    and only then any submission code.
+    Order matters: the namespaces and mounts first (the scratch folder moves onto its tmpfs, so the
+    working directory is taken after), output capture and caps, then the filesystem and syscall
+    confinement, the uid of its own last (what comes before needs root), and only then any submission code.
     """
     scratch = config["scratch"]
+    without = config["without"]
+    sandbox_limits = limits.Limits.from_json(config["limits"])
+    readable = confine.readable_roots(tuple(config["hidden"]))
+    walls = isolation.Isolation() if "namespaces" in without else isolation.isolate(
+        sock.fileno(), scratch, sandbox_limits.disk_bytes, readable)
     os.chdir(scratch)
     os.environ["TMPDIR"] = scratch
-    limits.capture_output(config["output"])
-    active = isolation + limits.apply(limits.Limits.from_json(config["limits"]),
-                                      count_processes="user-namespace" in isolation)
+    limits.capture_output(output)
+    if not walls.protections:  # no namespaces: a root-run grader's child may still drop to a uid of its own
+        walls.uid = isolation.own_uid(readable)
+    active = walls.protections + limits.apply(sandbox_limits, count_processes=walls.counts_processes)
     sys.path.insert(0, scratch)
     random.seed(config["seed"])
     seed_torch(config["seed"])
@@ -277,15 +284,15 @@ def start(sock: socket.socket, config: dict[str, Any], isolation: list[str]) -> 
     # Full float32 on GPUs, so the device check's tolerance means the same on every card.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    without = config["without"]
-    landlock = None
+    confine.no_new_privileges()  # a setuid binary can never give the submission back what it lost
     if "landlock" not in without:
         landlock = confine.restrict_filesystem(confine.filesystem_rules(scratch, config["hidden"]))
-    if landlock:
-        active.append(landlock)
-    elif confine.drop_privileges(scratch):
+        active += [landlock] if landlock else []
+    if walls.uid is not None:
+        isolation.become(walls.uid, scratch)
         active.append("unprivileged-user")
-    if "seccomp" not in without and confine.deny_network_and_tracing():
+    isolation.drop_capabilities()
+    if "seccomp" not in without and seccomp.install():
         active.append("seccomp")
     child = Child(sock, config["submission"])
     wire.send(sock, {"ok": True, "value": {"protections": active}})

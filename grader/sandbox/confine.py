@@ -1,16 +1,15 @@
-"""What the OS offers to confine a child beyond rlimits: namespaces, Landlock, seccomp, privilege drop.
+"""Process flags and Landlock: what a child (and the zygote) ask of the kernel about themselves.
 
-Every step is tried and reported; none is required. A step the kernel refuses (no user namespaces
-on a hardened CI runner, no Landlock on an old kernel, not Linux at all) is left out of the
-`protections` list, and the sandbox still runs with what remains. See docs/security.md.
+Every step is tried and reported; none is required. A step the kernel refuses (no Landlock on an old
+kernel, not Linux at all) is left out of the `protections` list, and the sandbox still runs with what
+remains. Namespaces and mounts are in isolation.py, the system-call filter in seccomp.py; see
+docs/security.md.
 """
 from __future__ import annotations
 
 import ctypes
-import errno
 import os
 import platform
-import signal
 import struct
 import sys
 from functools import lru_cache
@@ -23,16 +22,8 @@ _libc = ctypes.CDLL(None, use_errno=True) if _LINUX else None
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
 PR_SET_DUMPABLE = 4
-PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_CHILD_SUBREAPER = 36
-
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-CLONE_NEWIPC = 0x08000000
-
-UNPRIVILEGED_UID = 65534  # nobody: used where Landlock is missing and the judge runs as root
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -55,75 +46,14 @@ def set_name(name: bytes) -> None:
         _libc.prctl(PR_SET_NAME, ctypes.c_char_p(name[:15]), 0, 0, 0)
 
 
+def no_new_privileges() -> None:
+    """No exec can give this process more privilege than it has (setuid binaries, file capabilities)."""
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
 def hide_from_tracing() -> None:
     """Not dumpable: a process without CAP_SYS_PTRACE in our namespace cannot trace or read us."""
     _prctl(PR_SET_DUMPABLE, 0)
-
-
-def enter_namespaces() -> list[str]:
-    """New user, PID, network and IPC namespaces; the caller must fork, and the child is PID 1 there.
-
-    Root inside is mapped to our own uid, so nothing gains privilege. Returns what was entered
-    (empty where unprivileged user namespaces are blocked, e.g. GitHub's Ubuntu 24.04 runners).
-    """
-    if _libc is None:
-        return []
-    uid, gid = os.geteuid(), os.getegid()
-    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC) != 0:
-        return []
-    try:
-        Path("/proc/self/setgroups").write_text("deny")
-        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
-        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
-    except OSError:
-        pass  # unmapped ids still confine; the process is just "nobody" inside
-    return ["user-namespace", "pid-namespace", "network-namespace"]
-
-
-def isolate(sock_fd: int) -> list[str]:
-    """Continue as PID 1 of fresh namespaces; this process stays outside only to wait and mirror its end.
-
-    When the judge kills this process group (or the zygote dies), PID 1 goes too, and with it every
-    process the submission started, setsid or not: the kernel empties a PID namespace whose init ends.
-    """
-    entered = enter_namespaces()
-    if not entered:
-        return []
-    pid = os.fork()
-    if pid:
-        os.close(sock_fd)  # only PID 1 speaks to the judge; its end must close the connection
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
-            os.kill(os.getpid(), os.WTERMSIG(status))
-        os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 70)
-    die_with_parent()
-    os.setsid()  # its own group: killpg(0) from the submission cannot reach the waiting parent
-    return entered
-
-
-def drop_privileges(scratch: str) -> bool:
-    """Run as nobody, owning only the scratch directory (the fallback when Landlock is missing).
-
-    Only where nobody can still read Python itself (a Python under /root, mode 700, could not be).
-    """
-    if not _LINUX or os.geteuid() != 0 or not all(_world_readable(p) for p in (sys.prefix, sys.base_prefix)):
-        return False
-    try:
-        for root, dirs, files in os.walk(scratch):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.chown(name, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
-        os.setgroups([])
-        os.setgid(UNPRIVILEGED_UID)
-        os.setuid(UNPRIVILEGED_UID)
-    except OSError:
-        return False
-    return True
-
-
-def _world_readable(path: str) -> bool:
-    here = Path(path).resolve()
-    return all(os.stat(p).st_mode & 0o005 == 0o005 for p in [here, *here.parents])
 
 
 # -- Landlock ------------------------------------------------------------------------------------------
@@ -192,15 +122,16 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random",
 
 
 # Of /proc, only this process's own entries and machine-wide facts (CPU count, memory) that libraries
-# read: other processes' entries (the judge's memory and environment among them) stay closed.
+# read: other processes' entries (the judge's memory and environment among them) stay closed. Opened by
+# the child itself when it writes its rules, never resolved ahead: /proc/self in the zygote is the zygote.
 PROC = ("/proc/self", "/proc/thread-self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg",
         "/proc/sys", "/proc/filesystems", "/proc/version")
 
 
 def filesystem_rules(scratch: str, hidden: Iterable[str]) -> list[tuple[str, int]]:
     """Read the system and Python's import path (minus the hidden folders); write only the scratch dir."""
-    return ([(root, READ) for root in readable_roots(tuple(hidden))] + [(dev, DEVICE) for dev in DEVICES]
-            + [(scratch, WRITE)])
+    return ([(root, READ) for root in (*readable_roots(tuple(hidden)), *PROC)]
+            + [(dev, DEVICE) for dev in DEVICES] + [(scratch, WRITE)])
 
 
 @lru_cache(maxsize=4)
@@ -213,7 +144,7 @@ def readable_roots(hidden: tuple[str, ...]) -> tuple[str, ...]:
     (the scratch directory each child adds to its import path has its own rule).
     """
     hidden_paths = [Path(h).resolve() for h in hidden]
-    roots = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/sys", *PROC,
+    roots = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/sys",
              sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable),
              *(p for p in sys.path if p)]
     granted: list[str] = []
@@ -234,50 +165,3 @@ def _grant(path: Path, hidden: list[Path], granted: list[str]) -> None:
         return
     for entry in sorted(resolved.iterdir()):
         _grant(entry, hidden, granted)
-
-
-# -- seccomp -------------------------------------------------------------------------------------------
-_ARCH = {
-    "x86_64": (0xC000003E, {"socket": 41, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-                            "kill": 62}),
-    "aarch64": (0xC00000B7, {"socket": 198, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
-                             "kill": 129}),
-}
-_AF_UNIX = 1
-_LD_W_ABS, _JEQ_K, _RET_K = 0x20, 0x15, 0x06
-_ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
-
-
-def deny_network_and_tracing() -> str | None:
-    """A seccomp filter: sockets other than AF_UNIX fail with EACCES; ptrace, process_vm_* and kill(-1)
-    with EPERM. Inherited by every process the child starts."""
-    spec = _ARCH.get(platform.machine())
-    if _libc is None or spec is None:
-        return None
-    arch, nr = spec
-    program = [  # (code, jump if true, jump if false, k); jumps count instructions after this one
-        (_LD_W_ABS, 0, 0, 4),  # 0: seccomp_data.arch
-        (_JEQ_K, 1, 0, arch),  # 1: our ABI -> 3
-        (_RET_K, 0, 0, _ALLOW),  # 2: another ABI (x32, compat): leave it alone rather than break it
-        (_LD_W_ABS, 0, 0, 0),  # 3: seccomp_data.nr
-        (_JEQ_K, 6, 0, nr["socket"]),  # 4: -> 11, the family check
-        (_JEQ_K, 9, 0, nr["kill"]),  # 5: -> 15, the target check
-        (_JEQ_K, 2, 0, nr["ptrace"]),  # 6: -> 9
-        (_JEQ_K, 1, 0, nr["process_vm_readv"]),  # 7: -> 9
-        (_JEQ_K, 0, 1, nr["process_vm_writev"]),  # 8: -> 9, else 10
-        (_RET_K, 0, 0, _ERRNO | errno.EPERM),  # 9
-        (_RET_K, 0, 0, _ALLOW),  # 10
-        (_LD_W_ABS, 0, 0, 16),  # 11: socket's first argument, the address family (low 32 bits)
-        (_JEQ_K, 1, 0, _AF_UNIX),  # 12: -> 14
-        (_RET_K, 0, 0, _ERRNO | errno.EACCES),  # 13
-        (_RET_K, 0, 0, _ALLOW),  # 14
-        (_LD_W_ABS, 0, 0, 16),  # 15: kill's first argument
-        (_JEQ_K, 0, 1, 0xFFFFFFFF),  # 16: kill(-1, ...), every process it may signal -> 17, else 18
-        (_RET_K, 0, 0, _ERRNO | errno.EPERM),  # 17
-        (_RET_K, 0, 0, _ALLOW),  # 18
-    ]
-    filters = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *ins) for ins in program))
-    prog = ctypes.create_string_buffer(struct.pack("@HP", len(program), ctypes.addressof(filters)))
-    if not _prctl(PR_SET_NO_NEW_PRIVS, 1) or _libc.prctl(PR_SET_SECCOMP, 2, prog, 0, 0) != 0:
-        return None
-    return "seccomp"

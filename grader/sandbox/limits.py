@@ -25,6 +25,9 @@ class Limits:
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
     processes: int = 512
+    # What the scratch folder may hold beyond the files copied into it (a tmpfs of that size where the
+    # child has a mount namespace, else the judge's watch; see isolation.py and grader/scratch.py).
+    disk_bytes: int = 256 * 1024**2
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -33,6 +36,7 @@ class Limits:
             "file_bytes": self.file_bytes,
             "open_files": self.open_files,
             "processes": self.processes,
+            "disk_bytes": self.disk_bytes,
         }
 
     @classmethod
@@ -73,13 +77,17 @@ def apply(limits: Limits, count_processes: bool = False) -> list[str]:
     return active
 
 
-def capture_output(path: str, keep_bytes: int = 1024 * 1024) -> None:
-    """Send fds 1 and 2 (print, C extensions, subprocesses) to a scratch file, keeping its recent end.
+def capture_output(fd: int, keep_bytes: int = 1024 * 1024) -> None:
+    """Send fds 1 and 2 (print, C extensions, subprocesses) to the judge's output file, emptied first
+    (a replay's output replaces the last child's), keeping its recent end.
 
+    The judge opened the file, outside the scratch folder, before any student code ran, and reads it
+    back through its own descriptor: nothing the submission does to paths can change what it reads.
     Python-level writes go through a stream that never fails: past `keep_bytes` the file is emptied
     and starts again, so a print flood costs neither the disk nor the answers that follow it.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)  # the offset is the judge's too: a replay starts at the start again
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
@@ -100,7 +108,7 @@ class _RecentOutput(io.TextIOBase):
     def write(self, text: str) -> int:
         data = str(text).encode("utf-8", errors="replace")
         try:
-            size = os.lseek(self.fd, 0, os.SEEK_CUR)  # C-level writes to fd 1 and 2 count too
+            size = os.fstat(self.fd).st_size  # C-level writes to fd 1 and 2 count too
             if size + len(data) > self.keep_bytes:
                 half = self.keep_bytes // 2
                 recent = os.pread(self.fd, half, max(0, size - half))

@@ -55,7 +55,7 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
     while judges:
         for ctl in select.select(judges, [], [])[0]:
             try:
-                msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 1)
+                msg, fds, _, _ = socket.recv_fds(ctl, MAX_REQUEST, 2)
             except OSError:
                 msg, fds = b"", []
             if not msg:  # this judge is gone, and with it what it was grading
@@ -67,7 +67,7 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
                 continue
             request = json.loads(msg)
             if request["op"] == "fork":
-                pid = fork_child(judges, fds[0], request["config"])
+                pid = fork_child(judges, fds, request["config"])
                 live[pid] = ctl
                 reply(ctl, {"pid": pid})
             elif request["op"] == "reap":
@@ -77,26 +77,35 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
                 reply(ctl, exit_status(status))
 
 
-def fork_child(judges: list[socket.socket], fd: int, config: dict[str, Any]) -> int:
+def fork_child(judges: list[socket.socket], fds: list[int], config: dict[str, Any]) -> int:
+    """A child for one submission: `fds` are its socket to the judge and the judge's output descriptor."""
     confine.readable_roots(tuple(config["hidden"]))  # walked here once, inherited by every child
     pid = os.fork()
     if pid:
-        os.close(fd)
+        for fd in fds:
+            os.close(fd)
         return pid
     code = 0
     try:
         os.setsid()  # its own process group, so the judge can kill the whole tree at once
         for ctl in judges:
             ctl.close()
-        os.closerange(3, fd)
-        os.closerange(fd + 1, 1 << 16)
+        sock_fd, output = fds
+        _close_all_but({sock_fd, output})
         confine.die_with_parent()
-        isolation = [] if "namespaces" in config["without"] else confine.isolate(fd)
-        child.start(socket.socket(fileno=fd), config, isolation)
+        child.start(socket.socket(fileno=sock_fd), output, config)
     except BaseException:
         code = 70
     finally:
         os._exit(code)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
 
 
 def end_child(pid: int, grace: float) -> int:
@@ -186,8 +195,8 @@ def main(argv: list[str]) -> None:
     elif argv[0] == "worker":
         sock = socket.socket(fileno=int(argv[1]))
         config = wire.recv(sock)
-        isolation = [] if "namespaces" in config["without"] else confine.isolate(sock.fileno())
-        child.start(sock, config, isolation)
+        _, fds, _, _ = socket.recv_fds(sock, 16, 1)
+        child.start(sock, fds[0], config)
 
 
 if __name__ == "__main__":
