@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Any, Iterable
+from functools import lru_cache, partial
+from typing import Any, Callable, Iterable
 
 import torch
 import torch.nn.functional as F
@@ -29,6 +29,7 @@ _ROLE_PATTERNS = {
     "v": re.compile(r"val|(^|[._])(w_?v|v_?proj|v|wv)([._]|$)"),
     "o": re.compile(r"out|proj|(^|[._])(w_?o|o|wo)([._]|$)"),
 }
+_MASK_NAME = re.compile(r"mask|tril")
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ def book_state(roles: Roles, prefix: str = "") -> dict[str, torch.Tensor]:
 
 
 Layout = dict[str, str]  # parameter name -> role (q, k, v, o, qkv); a 1-D parameter holds that role's bias
+Reference = Callable[[torch.Tensor, list[Roles]], torch.Tensor]  # what the roles (one per head) compute on x
 
 
 def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: int,
@@ -79,7 +81,7 @@ def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: 
     covered = set()
     for p in params:
         name, shape = p["name"], tuple(p["shape"])
-        if not name.startswith(prefix):
+        if not name.startswith(prefix) or is_mask(name):
             continue
         role = layout.get(name) if layout is not None else _role_of(name[len(prefix):].lower())
         value = _value_for(role, name.lower(), shape, roles, d_in, d_out)
@@ -90,6 +92,50 @@ def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: 
     if not ({"q", "k", "v"} <= covered or "qkv" in covered) or (roles.o is not None) != ("o" in covered):
         return None
     return state
+
+
+def fresh_state(params: list[dict[str, Any]], rng: torch.Generator, d_in: int, d_out: int, *, out_proj: bool,
+                layout: Layout | None = None) -> tuple[Roles, dict[str, torch.Tensor]] | None:
+    """Fresh roles and the student's state holding them (student_state), with or without query/key/value
+    biases and, where the book has an out_proj, also without one: a bias or a missing projection is the
+    configuration's slip, charged by 3.3's count, not where the attention is judged. None when no variant maps."""
+    drawn = random_roles(rng, d_in, d_out, bias=True, out_proj=out_proj)
+    for bias in (False, True):
+        for proj in ((True, False) if out_proj else (False,)):
+            roles = replace(drawn, q_b=drawn.q_b if bias else None, k_b=drawn.k_b if bias else None,
+                            v_b=drawn.v_b if bias else None, o=drawn.o if proj else None,
+                            o_b=drawn.o_b if proj else None)
+            state = student_state(params, roles, d_in, d_out, layout=layout)
+            if state is not None:
+                return roles, state
+    return None
+
+
+def with_out_proj(roles: Roles) -> Roles:
+    """The roles with an identity out projection where they have none: what the reference, which always
+    projects, computes for a module without out_proj."""
+    if roles.o is not None:
+        return roles
+    d_out = roles.q.shape[0]
+    return replace(roles, o=torch.eye(d_out), o_b=torch.zeros(d_out))
+
+
+def is_mask(name: str) -> bool:
+    """A tensor named as the causal mask (mask, tril): never a weight, even when it is an nn.Parameter (the
+    mask_parameter slip that 3.3's count charges), so it is left out of the roles."""
+    return bool(_MASK_NAME.search(name.lower()))
+
+
+def roles_by_name(names: Iterable[str]) -> dict[str, str] | None:
+    """{role: name} when the names say which one is the query, the key and the value matrix, one each."""
+    found: dict[str, str] = {}
+    for name in names:
+        role = _role_of(name.lower())
+        if role in ("q", "k", "v"):
+            if role in found:
+                return None
+            found[role] = name
+    return found if len(found) == 3 else None
 
 
 def roles_from_state(params: list[dict[str, Any]], state: dict[str, torch.Tensor]) -> Roles | None:
@@ -338,9 +384,19 @@ def _unravel(flat: int, shape: list[int]) -> list[int]:
 
 
 # -- models of the correct computation and of the usual bugs -------------------------------------------
+# The bugs `attend` models: all of them inside the attention computation, which the mask exercise judges.
+BUGS = (
+    "diagonal_zero", "inverted_mask", "mask_not_applied", "softmax_wrong_dim", "no_scaling",
+    "scale_by_d_out", "no_split_transpose", "no_merge_transpose", "mask_after_softmax_no_renorm",
+    "query_key_swapped",
+)
+
+
 def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None) -> torch.Tensor:
-    """Causal multi-head attention as the book computes it, optionally with one named bug."""
+    """Causal multi-head attention as the book computes it, optionally with one named bug (BUGS)."""
     b, tokens, _ = x.shape
+    if bug == "query_key_swapped":
+        roles = replace(roles, q=roles.k, k=roles.q, q_b=roles.k_b, k_b=roles.q_b)
     q, k, v = (F.linear(x, w, bias) for w, bias in ((roles.q, roles.q_b), (roles.k, roles.k_b), (roles.v, roles.v_b)))
     d_out = q.shape[-1]
     head_dim = d_out // num_heads
@@ -367,6 +423,26 @@ def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None
         context = context.transpose(1, 2)
     context = context.contiguous().view(b, tokens, d_out)
     return F.linear(context, roles.o, roles.o_b) if roles.o is not None else context
+
+
+def bug_models(model: Callable[[str | None, torch.Tensor, list[Roles]], torch.Tensor]) -> list[Reference]:
+    """The model (model(bug, x, roles)) with each of attend's bugs in turn, for find_layout: a module with one
+    of them still has its weights found by what they do, so the bug is charged where the attention is judged."""
+    return [partial(model, bug) for bug in BUGS]
+
+
+def bug_of(got: torch.Tensor, model: Callable[[str], torch.Tensor]) -> str | None:
+    """The first of attend's bugs whose model (model(bug)) reproduces got, if one does."""
+    return next((bug for bug in BUGS if reproduces(got, partial(model, bug))), None)
+
+
+def reproduces(got: torch.Tensor, model: Callable[[], torch.Tensor]) -> bool:
+    """Whether a model's output equals got (NaN where got has NaN); a model that cannot run at this
+    length (a missing split transpose) is not what ran."""
+    try:
+        return close(got, model(), equal_nan=True)
+    except RuntimeError:
+        return False
 
 
 def reference_output(cls: type, args: tuple[Any, ...], state: dict[str, torch.Tensor],

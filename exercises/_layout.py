@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Sequence
 
 import torch
 
-from exercises._attention import Layout, Roles, attend, close, per_head
+from exercises._attention import (
+    Layout,
+    Reference,
+    Roles,
+    attend,
+    bug_models,
+    fresh_state,
+    is_mask,
+    per_head,
+    reproduces,
+)
 from grader.session import Obj, Sandbox
 
 MAX_TRIALS = 1000  # role assignments tried on one module (4! x 4! for a MultiHeadAttention with biases)
@@ -29,18 +40,19 @@ def _unoriented(value: torch.Tensor, want: tuple[int, int], linear: bool) -> tor
     return value.T if shape == want[::-1] else None
 
 
-Reference = Callable[[torch.Tensor, list[Roles]], torch.Tensor]  # what the roles (one per head) compute on x
-
-
 def find_layout(sb: Sandbox, module: Obj, groups: list[list[dict[str, Any]]], x: torch.Tensor,
                 reference: Reference, *, d_in: int, d_out: int, out_proj: bool = False,
-                rng: torch.Generator | None = None, own: dict[str, torch.Tensor] | None = None) -> Layout | None:
+                rng: torch.Generator | None = None, own: dict[str, torch.Tensor] | None = None,
+                variants: Sequence[Reference] = ()) -> Layout | None:
     """Which parameter plays which role, found by what it does, for weights whose names say nothing
     (self.a, self.b, self.c). Each parameter holds a value (random ones the judge draws and loads, or the
     module's `own`, read back), the module runs once on x, and every assignment of the roles to parameters of
-    fitting shapes is computed here with `reference`; the assignment whose output equals the module's is
-    the layout. `groups` are the heads of a wrapper (one group for a single module). None when no
-    assignment reproduces the module: a class that computes something else, or nothing."""
+    fitting shapes is computed here with `reference`, then, only when none fits, with each of `variants`
+    (models of the usual bugs, so a bug is charged where it belongs, not as weights that map to nothing);
+    the assignment whose output equals the module's is the layout. `groups` are the heads of a wrapper (one
+    group for a single module); a parameter named as a mask is no weight (is_mask). None when no assignment
+    reproduces the module: a class that computes something else, or nothing."""
+    groups = [[p for p in group if not is_mask(p["name"])] for group in groups]
     options = [_assignments(group, d_in, d_out, out_proj) for group in groups]
     if not options or not all(options) or math.prod(map(len, options)) > MAX_TRIALS:
         return None
@@ -55,10 +67,15 @@ def find_layout(sb: Sandbox, module: Obj, groups: list[list[dict[str, Any]]], x:
         values = {p["name"]: _drawn(rng, p["shape"]) for p in params}
         sb.load_state(module, values)
     got = sb.forward(module, x)
+    fitting = []  # (an assignment, one head's roles per group), where every value fits its role
     for combo in itertools.product(*options):
-        roles = [_roles(values, layout, d_in, d_out) for layout in combo]
-        if all(r is not None for r in roles) and close(got, reference(x, roles)):  # type: ignore[arg-type]
-            return {name: role for layout in combo for name, role in layout.items()}
+        roles = [r for layout in combo if (r := _roles(values, layout, d_in, d_out)) is not None]
+        if len(roles) == len(combo):
+            fitting.append((combo, roles))
+    for model in (reference, *variants):
+        for combo, roles in fitting:
+            if reproduces(got, partial(model, x, roles)):
+                return {name: role for layout in combo for name, role in layout.items()}
     return None
 
 
@@ -116,8 +133,37 @@ def roles_read(params: list[dict[str, Any]], state: dict[str, torch.Tensor], lay
 def wrapper_layout(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
                    tokens: int) -> Layout | None:
     """The roles of a wrapper's heads found by behaviour (find_layout), its output being its heads' outputs
-    concatenated on the last dim; None when no assignment reproduces it."""
+    concatenated on the last dim, heads with one of attend's bugs included; None when no assignment
+    reproduces it."""
     heads = list(per_head(wrapper.info.get("parameters", [])).values())
     x = torch.randn(2, tokens, d_in, generator=rng)
-    return find_layout(sb, wrapper, heads, x, lambda x, roles: torch.cat([attend(x, r, 1) for r in roles], dim=-1),
-                       d_in=d_in, d_out=d_out, rng=rng)
+    return find_layout(sb, wrapper, heads, x, partial(_concatenated, None), d_in=d_in, d_out=d_out, rng=rng,
+                       variants=bug_models(_concatenated))
+
+
+def _concatenated(bug: str | None, x: torch.Tensor, roles: list[Roles]) -> torch.Tensor:
+    """What a wrapper of single-head attentions computes: their outputs side by side."""
+    return torch.cat([attend(x, r, 1, bug) for r in roles], dim=-1)
+
+
+def map_attention(sb: Sandbox, module: Obj, rng: torch.Generator, x: torch.Tensor, *, num_heads: int, d_in: int,
+                  d_out: int, out_proj: bool) -> tuple[Roles, dict[str, torch.Tensor]] | None:
+    """Fresh weights for one attention module, in its own layout (fresh_state): read from its parameters'
+    names, else found by what each does on x (find_layout), with or without out_proj where the book has one,
+    the book's attention or one of its usual bugs. None when neither maps them."""
+    params = module.info.get("parameters", [])
+    found = fresh_state(params, rng, d_in, d_out, out_proj=out_proj)
+    if found is not None:
+        return found
+    model = partial(_heads_of_one, num_heads=num_heads)
+    for proj in ((True, False) if out_proj else (False,)):
+        layout = find_layout(sb, module, [params], x, partial(model, None), d_in=d_in, d_out=d_out,
+                             out_proj=proj, rng=rng, variants=bug_models(model))
+        if layout is not None:
+            return fresh_state(params, rng, d_in, d_out, out_proj=proj, layout=layout)
+    return None
+
+
+def _heads_of_one(bug: str | None, x: torch.Tensor, roles: list[Roles], num_heads: int) -> torch.Tensor:
+    """What one multi-head attention module computes (find_layout's model: one group of roles)."""
+    return attend(x, roles[0], num_heads, bug)

@@ -6,6 +6,9 @@ a closure, made in forward without `device=`), by moving a fresh instance to a s
 seeing which tensors its forward mixes with the moved ones (grader.sandbox.placement). The accelerator
 comparison itself needs CUDA or MPS; without one it is skipped and worth 0 points, so nobody loses
 marks for lacking a GPU.
+
+Each class is judged on its own: one whose constructor does not take the book's arguments is a note on
+the page, and the others are still checked.
 """
 from __future__ import annotations
 
@@ -56,8 +59,8 @@ EXERCISE = Exercise(
                   "MultiHeadAttention），也没有模块对象。",
         },
         "registered.ok": {
-            "en": "Every tensor of {classes} is a parameter or buffer, so .to(device) moves it.",
-            "zh": "{classes} 的所有张量都是参数或缓冲区，.to(device) 会移动它们。",
+            "en": "Every tensor of {classes} is a parameter or buffer, so .to(device) moves it.{unbuilt}",
+            "zh": "{classes} 的所有张量都是参数或缓冲区，.to(device) 会移动它们。{unbuilt}",
         },
         "registered.plain": {
             "en": "{cls}.{attr} is a plain tensor attribute: .to(device) leaves it on the CPU and the GPU "
@@ -94,6 +97,10 @@ EXERCISE = Exercise(
             "zh": "{cls}.forward 使用了 self.{name}（形状 {shape}），这是 {cls}.to(device) 没有移动的参数或缓冲区，"
                   "在 GPU 上 forward 会失败。请让 nn.Module 自己移动它（不要重写 .to() 或 _apply）。",
         },
+        "unbuilt": {
+            "en": " {classes} could not be built with the book's arguments ({error}), so the grader did not build it.",
+            "zh": "{classes} 无法用书中的参数构建（{error}），因此评分器没有构建它。",
+        },
         "where.attribute": {"en": "self.{name}", "zh": "self.{name}"},
         "where.global": {"en": "the global {name}", "zh": "全局变量 {name}"},
         "where.closure": {"en": "{name}, a variable of an enclosing function", "zh": "外层函数中的变量 {name}"},
@@ -104,8 +111,8 @@ EXERCISE = Exercise(
             "zh": "本机没有 CUDA 或 MPS 设备：已跳过此比较（不影响得分）。",
         },
         "accelerator.ok": {
-            "en": "On {device}, {classes} give the same outputs as on the CPU (rtol {rtol:g}, atol {atol:g}).",
-            "zh": "在 {device} 上，{classes} 的输出与 CPU 相同（rtol {rtol:g}，atol {atol:g}）。",
+            "en": "On {device}, {classes} give the same outputs as on the CPU (rtol {rtol:g}, atol {atol:g}).{unbuilt}",
+            "zh": "在 {device} 上，{classes} 的输出与 CPU 相同（rtol {rtol:g}，atol {atol:g}）。{unbuilt}",
         },
         "accelerator.mismatch": {
             "en": "{cls} on {device} differs from the CPU (largest difference {diff:.3g}).",
@@ -115,26 +122,49 @@ EXERCISE = Exercise(
 )
 
 
-def built(sb: Sandbox) -> list[tuple[Obj, Obj, tuple[int, ...]]]:
-    """(the class, a fresh instance, its input shape) for each book class the submission defines."""
-    found = []
+Built = list[tuple[Obj, Obj, tuple[int, ...]]]  # (the class, a fresh instance, its input shape)
+Refused = list[tuple[str, StudentError]]  # (a class, what its constructor raised on the book's arguments)
+
+
+def built(sb: Sandbox) -> tuple[Built, Refused]:
+    """A fresh instance of each book class the submission defines, and the classes whose constructor refused
+    the book's arguments: one class that takes other arguments is not the others' failure."""
+    found: Built = []
+    refused: Refused = []
     for name, (args, shape) in BUILDS.items():
         defined = classes(sb, name)
         if defined:
-            found.append((defined[-1], sb.construct(defined[-1], *args), shape))
-    return found
+            try:
+                found.append((defined[-1], sb.construct(defined[-1], *args), shape))
+            except StudentError as exc:
+                refused.append((name, exc))
+    return found, refused
+
+
+def unbuilt(refused: Refused) -> Msg | str:
+    """The note on a passing check that names the classes the judge could not build ("" for none)."""
+    if not refused:
+        return ""
+    error = refused[0][1].detail or {}
+    return Msg("device.unbuilt", {"classes": ", ".join(name for name, _ in refused),
+                                  "error": f"{error.get('type')}: {error.get('message', '')}"[:200]})
+
+
+def nothing_built(refused: Refused) -> Exception:
+    """What a check raises when it has nothing to judge: the first constructor's error, else not found."""
+    return refused[0][1] if refused else NotFound("not_found.modules")
 
 
 @EXERCISE.check("registered", points=4, title={"en": "All tensors are parameters or buffers",
                                                "zh": "所有张量都是参数或缓冲区"})
 def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    found = built(sb)
+    found, refused = built(sb)
     # (class name, what the submission holds, the instance's description)
     modules = [(cls.cls, cls, obj.info) for cls, obj, _ in found]
     modules += [(obj.cls, obj, obj.info) for obj in sb.inventory()
                 if obj.kind == "module" and obj.info.get("defined_here")]
     if not modules:
-        raise NotFound("not_found.modules")
+        raise nothing_built(refused)
     for name, origin, info in modules:
         plain = info.get("plain_tensors", [])
         if plain:
@@ -157,7 +187,7 @@ def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         behind = left_behind(sb, cls, module, x)
         if behind:
             return with_object(left_behind_outcome(cls.cls, behind), cls)
-    return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})))
+    return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})), unbuilt=unbuilt(refused))
 
 
 def cpu_output(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> torch.Tensor | None:
@@ -203,9 +233,9 @@ def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         (name for name, present in sb.devices().items() if present), None)
     if device is None:
         return skipped("accelerator.none")
-    found = built(sb)
+    found, refused = built(sb)
     if not found:
-        raise NotFound("not_found.modules")
+        raise nothing_built(refused)
     for cls, module, shape in found:
         name = cls.cls
         x = torch.randn(*shape, generator=rng)
@@ -218,4 +248,4 @@ def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                              diff=max_diff(on_cpu, on_device))
             return with_object(outcome, cls)
     return passed("accelerator.ok", device=device, classes=", ".join(c.cls for c, _, _ in found),
-                  rtol=RTOL, atol=ATOL)
+                  rtol=RTOL, atol=ATOL, unbuilt=unbuilt(refused))

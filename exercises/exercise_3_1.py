@@ -28,6 +28,7 @@ from exercises._attention import (
     max_diff,
     random_roles,
     reference_output,
+    roles_by_name,
     roles_from_state,
     student_state,
     the_class,
@@ -41,7 +42,7 @@ from solutions import chapter3
 
 SHAPES = [(3, 2), (4, 4), (5, 3)]  # (d_in, d_out); the square one is where a missing .T hides
 TOKENS = (1, 6, 9)
-ROLES = ("query", "key", "value")
+ROLES = {"q": "query", "k": "key", "v": "value"}
 
 EXERCISE = Exercise(
     id="3.1",
@@ -81,8 +82,8 @@ EXERCISE = Exercise(
             "zh": "v1 在形状为 {shape} 的输入上抛出了 {error}。{diagnosis}",
         },
         "parameters.ok": {
-            "en": "W_query, W_key and W_value of v1 are nn.Parameters equal to v2's weights transposed.",
-            "zh": "v1 的 W_query、W_key、W_value 都是 nn.Parameter，且等于 v2 权重的转置。",
+            "en": "v1's query, key and value matrices are nn.Parameters equal to v2's weights transposed.",
+            "zh": "v1 的 query、key、value 矩阵都是 nn.Parameter，且等于 v2 权重的转置。",
         },
         "parameters.wrong": {"en": "{diagnosis}", "zh": "{diagnosis}"},
         "transfer.raised": {
@@ -94,9 +95,9 @@ EXERCISE = Exercise(
             "zh": "你的 SelfAttention_v1 和 SelfAttention_v2 在形状 {shapes} 上都与参考实现一致。",
         },
         "classes.mismatch": {
-            "en": "{cls} with the reference's weights differs from the reference attention for d_in={d_in}, "
-                  "d_out={d_out} (largest difference {diff:.3g}). Check the scaling by sqrt(d_out) and the softmax dim.",
-            "zh": "{cls} 载入参考权重后，在 d_in={d_in}、d_out={d_out} 时与参考注意力不同（最大差值 {diff:.3g}）。"
+            "en": "{cls} with the reference's weights differs from the reference attention (largest difference "
+                  "{diff:.3g}). Check the scaling by sqrt(d_out) and the softmax dim.",
+            "zh": "{cls} 载入参考权重后与参考注意力不同（最大差值 {diff:.3g}）。"
                   "请检查除以 sqrt(d_out) 的缩放和 softmax 的维度。",
         },
         "classes.unmapped": {
@@ -106,22 +107,28 @@ EXERCISE = Exercise(
                   "也无法得到参考注意力。",
         },
         "diag.missing_transpose": {
-            "en": "{param} holds sa_v2.{param}.weight without .T: nn.Linear stores (d_out, d_in), "
+            "en": "{param} holds {source} without .T: nn.Linear stores (d_out, d_in), "
                   "SelfAttention_v1 needs (d_in, d_out). Transpose it (book section 3.4.2).",
-            "zh": "{param} 直接使用了 sa_v2.{param}.weight 而没有 .T：nn.Linear 存储的是 (d_out, d_in)，"
+            "zh": "{param} 直接使用了 {source} 而没有 .T：nn.Linear 存储的是 (d_out, d_in)，"
                   "SelfAttention_v1 需要 (d_in, d_out)。请转置（见书 3.4.2 节）。",
         },
         "diag.not_moved": {
             "en": "{param} was not moved: it still holds v1's own random values.",
             "zh": "{param} 没有被转移：它仍然是 v1 自己的随机初始值。",
         },
+        "diag.nothing_moved": {
+            "en": "No weight was transferred: v1's matrices ({params}) still hold their own random values. Assign "
+                  "each one v2's weight, transposed: sa_v1.{param} = torch.nn.Parameter({source}.T).",
+            "zh": "没有转移任何权重：v1 的矩阵（{params}）仍然是它们自己的随机初始值。请把 v2 的权重转置后逐个赋给它们："
+                  "sa_v1.{param} = torch.nn.Parameter({source}.T)。",
+        },
         "diag.swapped": {
-            "en": "{param} holds sa_v2.{other}.weight.T: the query and key matrices are swapped.",
-            "zh": "{param} 中是 sa_v2.{other}.weight.T：query 和 key 矩阵互换了。",
+            "en": "{param} holds {source}.T: the query and key matrices are swapped.",
+            "zh": "{param} 中是 {source}.T：query 和 key 矩阵互换了。",
         },
         "diag.wrong_role": {
-            "en": "{param} holds sa_v2.{other}.weight.T instead of sa_v2.{param}.weight.T.",
-            "zh": "{param} 中是 sa_v2.{other}.weight.T，而不是 sa_v2.{param}.weight.T。",
+            "en": "{param} holds {source}.T instead of {expected}.T.",
+            "zh": "{param} 中是 {source}.T，而不是 {expected}.T。",
         },
         "diag.plain_tensor": {
             "en": "{param} was given a plain tensor; nn.Module only accepts an nn.Parameter there: "
@@ -248,35 +255,73 @@ def _roles_by_behaviour(sb: Sandbox, v2: Obj, params: list[dict[str, Any]], stat
     return roles_read(params, state, found, d_in, d_out) if found else None
 
 
-def diagnose(sb: Sandbox, v1: Obj, v2: Obj) -> Msg | None:
-    """Name what is wrong with v1's matrices, comparing each with every v2 weight (None: all right)."""
-    s1, s2 = sb.state(v1), sb.state(v2)
-    info = sb.describe(v1)
-    registered = {p["name"] for p in info.get("parameters", [])}
-    plain = {p["name"] for p in info.get("plain_tensors", [])}
-    v2w = {role: s2.get(f"W_{role}.weight") for role in ROLES}
-    if any(w is None or w.dim() != 2 for w in v2w.values()):
+def diagnose(sb: Sandbox, pair: Pair, rng: torch.Generator) -> Msg | None:
+    """Name what is wrong with v1's matrices (None: all right), each compared with every weight v2 holds:
+    the mapping is judged, whatever either class calls its matrices (v1_names)."""
+    names = None if pair.roles is None else v1_names(sb, pair, rng)
+    if names is None:
         return Msg("3.1.diag.unknown")
-    for role in ROLES:
-        name = f"W_{role}"
-        t = s1.get(name)
-        if t is None:
+    assert pair.roles is not None
+    s1, info = sb.state(pair.v1), sb.describe(pair.v1)
+    registered = {p["name"] for p in info.get("parameters", [])}
+    for name in names.values():
+        if name not in s1:
             return _plain_tensor_from_cells(sb) or Msg("3.1.diag.missing", {"param": name})
-        if name in plain or name not in registered:
+        if name not in registered:
             return Msg("3.1.diag.plain_tensor", {"param": name})
-        own = v2w[role]
-        assert own is not None
-        if close(t, own.T):
+    held = {role: _held(s1[name], pair.roles) for role, name in names.items()}
+    if not any(held.values()):
+        return _plain_tensor_from_cells(sb) or Msg("3.1.diag.nothing_moved", {
+            "params": ", ".join(names.values()), "param": names["q"], "source": source(sb, pair, "q")})
+    for role, name in names.items():
+        found = held[role]
+        if found == (role, True):
             continue
-        if t.shape == own.shape and close(t, own):
-            return Msg("3.1.diag.missing_transpose", {"param": name})
-        for other in ROLES:
-            other_w = v2w[other]
-            if other != role and other_w is not None and close(t, other_w.T):
-                key = "swapped" if {role, other} == {"query", "key"} else "wrong_role"
-                return Msg(f"3.1.diag.{key}", {"param": name, "other": f"W_{other}"})
+        if found == (role, False):
+            return Msg("3.1.diag.missing_transpose", {"param": name, "source": source(sb, pair, role)})
+        if found is not None and found[1]:
+            key = "swapped" if {role, found[0]} == {"q", "k"} else "wrong_role"
+            return Msg(f"3.1.diag.{key}", {"param": name, "source": source(sb, pair, found[0]),
+                                          "expected": source(sb, pair, role)})
         return _plain_tensor_from_cells(sb) or Msg("3.1.diag.not_moved", {"param": name})
     return None
+
+
+def v1_names(sb: Sandbox, pair: Pair, rng: torch.Generator) -> dict[str, str] | None:
+    """{role: name} of v1's query, key and value matrices, in that order: read from their names (W_query,
+    w_query, Wq ...), else found by what each does in a fresh instance of v1's class (once per child)."""
+    info = pair.v1.info
+    named = roles_by_name(t["name"] for t in info.get("parameters", []) + info.get("plain_tensors", [])
+                          if len(t["shape"]) == 2)
+    found = named or sb.memo("3.1 v1 roles", lambda: _v1_roles_by_behaviour(sb, pair, rng))
+    return {role: found[role] for role in ROLES} if found else None
+
+
+def _v1_roles_by_behaviour(sb: Sandbox, pair: Pair, rng: torch.Generator) -> dict[str, str] | None:
+    assert pair.roles is not None
+    d_out, d_in = pair.roles.q.shape
+    module = sb.construct(the_class(sb, pair.v1.cls), d_in, d_out)
+    found = layout(sb, module, rng, d_in, d_out)
+    matrices = {p["name"] for p in module.info.get("parameters", []) if len(p["shape"]) == 2}
+    return {role: name for name, role in found.items() if name in matrices} if found else None
+
+
+def _held(t: torch.Tensor, roles: Roles) -> tuple[str, bool] | None:
+    """(the role whose weight a v1 matrix holds, whether transposed as v1 needs it), or None: none of them."""
+    weights = {role: getattr(roles, role) for role in ROLES}
+    right = [role for role, w in weights.items() if close(t, w.T)]
+    unturned = [role for role, w in weights.items() if t.shape == w.shape and close(t, w)]
+    return (right[0], True) if right else (unturned[0], False) if unturned else None
+
+
+def source(sb: Sandbox, pair: Pair, role: str) -> str:
+    """Where v2 keeps a role's weight, as the student would write it (sa_v2.W_query.weight)."""
+    assert pair.roles is not None
+    weight = getattr(pair.roles, role)
+    for name, value in sb.state(pair.v2).items():
+        if value.dim() == 2 and (close(value, weight) or close(value, weight.T)):
+            return f"sa_v2.{name}"
+    return f"sa_v2.W_{ROLES[role]}.weight"
 
 
 def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
@@ -300,7 +345,7 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             except StudentError as exc:
                 error = f"{exc.detail.get('type')}: {exc.detail.get('message')}"
                 outcome = failed("agree.raised", {"error": exc.detail}, error=error, shape=list(x.shape),
-                                 diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                                 diagnosis=diagnose(sb, pair, rng) or Msg("3.1.diag.unknown"))
                 return with_object(outcome, pair.origin)
             shown = comparison(expected, got)
             evidence = {**shown, "input_shape": list(x.shape), "v1": shown["got"],
@@ -308,7 +353,7 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             if not close(got, expected):
                 outcome = failed("agree.mismatch", {**evidence, "max_diff": max_diff(got, expected)},
                                  shape=list(x.shape), diff=max_diff(got, expected),
-                                 diagnosis=diagnose(sb, pair.v1, pair.v2) or Msg("3.1.diag.unknown"))
+                                 diagnosis=diagnose(sb, pair, rng) or Msg("3.1.diag.unknown"))
                 return with_object(outcome, pair.origin)
             count += 1
     return passed("agree.ok", evidence, n=count)  # evidence of the last input, for the page's picture
@@ -318,7 +363,7 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                                                "zh": "v1 以 nn.Parameter 持有 v2 权重的转置"})
 def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     for pair in transferred_pairs(sb, rng):
-        problem = diagnose(sb, pair.v1, pair.v2)
+        problem = diagnose(sb, pair, rng)
         if problem is not None:
             return with_object(failed("parameters.wrong", diagnosis=problem), pair.origin)
     return passed("parameters.ok")
@@ -348,7 +393,7 @@ def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             sb.load_state(module, state)
             got = sb.forward(module, x)
             if not close(got, expected):
-                outcome = failed("classes.mismatch", comparison(expected, got),
-                                 cls=name, d_in=d_in, d_out=d_out, diff=max_diff(got, expected))
+                outcome = failed("classes.mismatch", {**comparison(expected, got), "d_in": d_in, "d_out": d_out},
+                                 cls=name, diff=max_diff(got, expected))
                 return with_object(outcome, cls)
     return passed("classes.ok", shapes=", ".join(f"{a}→{b}" for a, b in SHAPES))

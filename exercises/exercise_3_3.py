@@ -6,10 +6,15 @@ whose output does not move with its input has its count and its context refused 
 is read from the module's causal mask, the one thing in it sized by the context; only a module without
 one (a mask built in forward) is run on 1024 tokens, a GPT-2-sized forward that costs more than
 everything else graded in chapter 3.
+
+This exercise judges the configuration only: a forward with a bug inside the attention (the mask, the
+scaling, a transpose) still shows 12 heads of 64 when it is one of the usual bugs run with 12 heads, and
+passes with a note that leaves the bug to the mask exercise.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -19,6 +24,7 @@ from exercises._attention import (
     Roles,
     attend,
     book_state,
+    bug_of,
     close,
     comparison,
     computes_nothing,
@@ -26,20 +32,21 @@ from exercises._attention import (
     function,
     instances,
     max_diff,
-    random_roles,
     reference_output,
-    student_state,
     trainable_count,
     with_object,
+    with_out_proj,
 )
-from exercises._layout import find_layout
+from exercises._layout import map_attention
+from exercises.mask import bug_note
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.session import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, Sandbox, StudentError
 from solutions import chapter3
 
 D_MODEL, HEADS, CONTEXT = 768, 12, 1024
-SHORT = 8  # tokens run through a module whose mask already says its context length
-HEAD_TOKENS = 4  # from two tokens on, every other split of 768 into heads mixes them differently
+# Tokens the module runs on: from two on, every other split of 768 into heads mixes them differently, and
+# 12 (as many as heads) is the one length where a forward missing its split transpose still runs.
+TOKENS = HEADS
 EXPECTED_COUNT = 2_360_064
 KNOWN_COUNTS = {
     2_362_368: "count.qkv_bias",
@@ -97,6 +104,12 @@ EXERCISE = Exercise(
             "en": "With the grader's weights, {name} computes 12 heads of 64 dims, 768 in and out.",
             "zh": "载入评分器的权重后，{name} 计算 12 个 64 维的头，输入输出均为 768 维。",
         },
+        "heads.ok_buggy": {
+            "en": "With the grader's weights, {name} computes 12 heads of 64 dims, 768 in and out, but with a bug "
+                  "inside the attention, which the mask exercise charges: {diagnosis}",
+            "zh": "载入评分器的权重后，{name} 计算 12 个 64 维的头，输入输出均为 768 维，但注意力计算中有一个错误"
+                  "（由因果掩码练习扣分）：{diagnosis}",
+        },
         "heads.wrong_heads": {
             "en": "{name} behaves like {heads} heads of {head_dim}, not 12 heads of 64: use num_heads=12.",
             "zh": "{name} 的行为相当于 {heads} 个 {head_dim} 维的头，而不是 12 个 64 维的头：请使用 num_heads=12。",
@@ -122,6 +135,12 @@ EXERCISE = Exercise(
         "context.mask_ok": {
             "en": "{name}'s causal mask ({buffer}) covers 1024 tokens, GPT-2 small's full context.",
             "zh": "{name} 的因果掩码（{buffer}）覆盖 1024 个 Token，即 GPT-2 small 的完整上下文。",
+        },
+        "context.mask_ok_unsliced": {
+            "en": "{name}'s causal mask ({buffer}) covers 1024 tokens, GPT-2 small's full context. It only runs on "
+                  "all {size} tokens, which the mask exercise charges: {diagnosis}",
+            "zh": "{name} 的因果掩码（{buffer}）覆盖 1024 个 Token，即 GPT-2 small 的完整上下文。但它只能在全部 "
+                  "{size} 个 Token 上运行（由因果掩码练习扣分）：{diagnosis}",
         },
         "context.wrong": {
             "en": "{name}'s mask is {size}×{size}: GPT-2 small's context length is 1024.",
@@ -159,10 +178,56 @@ def _is_768(info: dict[str, Any]) -> bool:
 
 
 def inert(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome | None:
-    """The failure of a module whose output is the same for two different inputs (run once per child, on a
-    few tokens): its count and its context would otherwise pass without it computing anything."""
-    out = sb.memo("3.3 two inputs", lambda: sb.forward(module, torch.randn(2, SHORT, D_MODEL, generator=rng)))
+    """The failure of a module whose output is the same for two different inputs: its count and its
+    context would otherwise pass without it computing anything."""
+    out = judged_run(sb, module, rng).out
     return computes_nothing(module.name, out) if constant(out) else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """The module run once per child on two fresh inputs x: with the judge's weights where they map to its
+    parameters (roles), else with its own. All three checks read it: one GPT-2-sized forward for them all."""
+
+    x: torch.Tensor  # (2, TOKENS, 768)
+    out: torch.Tensor  # the outputs for x's tokens
+    tokens: int  # the length it ran on: TOKENS, or its mask's whole length
+    shape: list[int]  # the shape it returned for that length
+    roles: Roles | None
+
+
+def judged_run(sb: Sandbox, module: Obj, rng: torch.Generator) -> Run:
+    return sb.memo("3.3 run", lambda: _judged_run(sb, module, rng))
+
+
+def _judged_run(sb: Sandbox, module: Obj, rng: torch.Generator) -> Run:
+    x = torch.randn(2, TOKENS, D_MODEL, generator=rng)
+    found = map_attention(sb, module, rng, x, num_heads=HEADS, d_in=D_MODEL, d_out=D_MODEL, out_proj=True)
+    roles = None
+    if found is not None:
+        roles, state = found
+        sb.load_state(module, state)
+    try:
+        out = sb.forward(module, x)
+        return Run(x, out, TOKENS, list(out.shape), roles)
+    except StudentError as exc:
+        size, error = mask_size(module), exc
+        if size in (None, TOKENS):
+            raise
+    # It runs only on its whole mask (one not cut to the sequence, the mask exercise's bug), on x followed by
+    # more tokens, which the first outputs of a causal module do not see.
+    more = torch.randn(2, size - TOKENS, D_MODEL, generator=rng)
+    try:
+        out = sb.forward(module, torch.cat([x, more], dim=1), timeout=30)
+    except StudentError:
+        raise error from None
+    return Run(x, out[:, :TOKENS] if out.dim() > 1 else out, size, list(out.shape), roles)
+
+
+def mask_size(module: Obj) -> int | None:
+    """The length of the module's causal mask, if it keeps one of a size the judge would run."""
+    sizes = [m["shape"][-1] for m in _square_masks(module.info) if 1 < m["shape"][-1] <= CONTEXT]
+    return sizes[0] if sizes else None
 
 
 @EXERCISE.check("parameters", points=2, title={"en": "2,360,064 trainable parameters",
@@ -206,49 +271,43 @@ def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     return with_object(_heads(sb, module, rng), origin)
 
 
-def mapped(sb: Sandbox, module: Obj, rng: torch.Generator) -> tuple[Roles, dict[str, torch.Tensor], bool] | None:
-    """(roles, the module's state holding them, qkv_bias) for fresh weights, mapped by the names, else by
-    what each weight does (find_layout: 12 heads with a bias on out_proj); None when neither maps them."""
-    params = module.info.get("parameters", [])
-    for bias in (False, True):  # qkv_bias=True costs points under "parameters", not here
-        roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
-        state = student_state(params, roles, D_MODEL, D_MODEL)
-        if state is not None:
-            return roles, state, bias
-    x = torch.randn(1, HEAD_TOKENS, D_MODEL, generator=rng)
-    layout = find_layout(sb, module, [params], x, lambda x, r: attend(x, r[0], HEADS), d_in=D_MODEL,
-                         d_out=D_MODEL, out_proj=True, rng=rng)
-    if layout is None:
-        return None
-    bias = any(len(p["shape"]) == 1 and layout.get(p["name"]) != "o" for p in params)
-    roles = random_roles(rng, D_MODEL, D_MODEL, bias=bias, out_proj=True)
-    state = student_state(params, roles, D_MODEL, D_MODEL, layout=layout)
-    return None if state is None else (roles, state, bias)
-
-
 def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
-    params = module.info.get("parameters", [])
-    found = mapped(sb, module, rng)
-    if found is None:
-        weights = [p["shape"] for p in params if p["name"].endswith("weight") and len(p["shape"]) == 2]
-        if weights and tuple(weights[0]) != (D_MODEL, D_MODEL):
-            return failed("heads.wrong_dims", name=module.name, d_in=weights[0][1], d_out=weights[0][0])
-        return failed("heads.unmapped", name=module.name)
-    roles, state, bias = found
-    sb.load_state(module, state)
-    x = torch.randn(1, HEAD_TOKENS, D_MODEL, generator=rng)
-    got = sb.forward(module, x)
-    reference = book_state(roles)
-    expected = reference_output(chapter3.MultiHeadAttention, (D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS, bias),
-                                reference, x)
+    """12 heads of 64 with the judge's weights (mapped by the names, else by what each weight does, qkv biases
+    and a missing out_proj included: those are the count's to charge)."""
+    try:
+        run = judged_run(sb, module, rng)
+    except StudentError:
+        wrong = wrong_dims(module)  # what a forward raises on 768-dim inputs then
+        if wrong is None:
+            raise
+        return wrong
+    if run.roles is None:
+        return wrong_dims(module) or failed("heads.unmapped", name=module.name)
+    roles, x, got = run.roles, run.x, run.out
+    expected = reference_output(chapter3.MultiHeadAttention,
+                                (D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS, roles.q_b is not None),
+                                book_state(with_out_proj(roles)), x)
     if close(got, expected):
         return passed("heads.ok", name=module.name)
+    bug = bug_of(got, lambda bug: attend(x, roles, HEADS, bug))
+    if bug is not None:
+        note = bug_note(bug)
+        return passed("heads.ok_buggy", {"diagnosis": note.key}, name=module.name, diagnosis=note)
     for h in OTHER_HEADS:  # computed from the roles: a GPT-2-sized reference module per count would cost more
         other = attend(x, roles, h)
         if close(got, other):
             return failed("heads.wrong_heads", comparison(expected, got), name=module.name, heads=h,
                           head_dim=D_MODEL // h)
     return failed("heads.mismatch", comparison(expected, got), name=module.name, diff=max_diff(got, expected))
+
+
+def wrong_dims(module: Obj) -> Outcome | None:
+    """The failure of a module whose first weight is not 768 by 768, in its own numbers."""
+    params = module.info.get("parameters", [])
+    weights = [p["shape"] for p in params if p["name"].endswith("weight") and len(p["shape"]) == 2]
+    if weights and tuple(weights[0]) != (D_MODEL, D_MODEL):
+        return failed("heads.wrong_dims", name=module.name, d_in=weights[0][1], d_out=weights[0][0])
+    return None
 
 
 @EXERCISE.check("context", points=2, title={"en": "A 1024-token context that works",
@@ -264,16 +323,25 @@ def _context(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
     if masks and not fitting:
         return failed("context.wrong", {"mask": masks[0]}, name=module.name, size=masks[0]["shape"][-1])
     # With a 1024 mask, a few tokens show that the module runs; without one, only the full length shows it.
-    shape = [1, SHORT if fitting else CONTEXT, D_MODEL]
-    out = sb.forward(module, torch.randn(*shape, generator=rng), timeout=None if fitting else 30)
-    if list(out.shape) != shape:
-        return failed("context.shape", name=module.name, shape=list(out.shape), input=tuple(shape))
+    if fitting:
+        run = judged_run(sb, module, rng)
+        shape, got = [2, run.tokens, D_MODEL], run.shape
+    else:
+        shape = [1, CONTEXT, D_MODEL]
+        got = list(sb.forward(module, torch.randn(*shape, generator=rng), timeout=30).shape)
+    if got != shape:
+        return failed("context.shape", name=module.name, shape=got, input=tuple(shape))
     problem = inert(sb, module, rng)
     if problem is not None:
         return problem
-    if fitting:
-        return passed("context.mask_ok", {"mask": fitting[0]}, name=module.name, buffer=fitting[0]["name"])
-    return passed("context.ok", name=module.name)
+    if not fitting:
+        return passed("context.ok", name=module.name)
+    evidence, buffer = {"mask": fitting[0]}, fitting[0]["name"]
+    if shape[1] != TOKENS:  # it ran only on the whole mask: not cut to the sequence
+        note = bug_note("mask_not_sliced")
+        return passed("context.mask_ok_unsliced", {**evidence, "diagnosis": note.key},
+                      name=module.name, buffer=buffer, size=shape[1], diagnosis=note)
+    return passed("context.mask_ok", evidence, name=module.name, buffer=buffer)
 
 
 def _square_masks(info: dict[str, Any]) -> list[dict[str, Any]]:

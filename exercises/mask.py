@@ -10,11 +10,13 @@ computes nothing passes none of them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable
 
 import torch
 
 from exercises._attention import (
+    BUGS,
     attend,
     book_state,
     classes,
@@ -26,13 +28,13 @@ from exercises._attention import (
     map_heads,
     max_diff,
     one_token_changed,
-    random_roles,
     reference_output,
+    reproduces,
     sample,
-    student_state,
     with_object,
+    with_out_proj,
 )
-from exercises._layout import find_layout, wrapper_layout
+from exercises._layout import map_attention, wrapper_layout
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.session import BadReturn, Obj, Sandbox, StudentError
@@ -60,11 +62,6 @@ TARGETS = (
     Target("CausalAttention", (5, 4, CONTEXT, 0.0), 5, 4, 1),
     Target("MultiHeadAttentionWrapper", (5, 3, CONTEXT, 0.0, 2), 5, 3, 2, wrapper=True),
     Target("MultiHeadAttention", (5, 8, CONTEXT, 0.0, 2), 5, 8, 2, out_proj=True),
-)
-
-BUGS = (
-    "diagonal_zero", "inverted_mask", "mask_not_applied", "softmax_wrong_dim", "no_scaling",
-    "scale_by_d_out", "no_split_transpose", "no_merge_transpose", "mask_after_softmax_no_renorm",
 )
 
 EXERCISE = Exercise(
@@ -111,6 +108,12 @@ EXERCISE = Exercise(
                   "sequence: self.mask.bool()[:num_tokens, :num_tokens] (book section 3.5.3).",
             "zh": "{cls} 在 {tokens} 个 Token（上下文长度 {context}）时出错：{error}。请把掩码裁剪到序列长度："
                   "self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
+        },
+        "short.unsliced": {
+            "en": "{cls}: the first {tokens} token(s) of a sequence, run alone, give other outputs than the first "
+                  "{tokens} of the whole sequence's {context}, though no output depends on a later token. {diagnosis}",
+            "zh": "{cls}：单独运行一个序列的前 {tokens} 个 Token，得到的输出与整个序列（{context} 个 Token）的前 "
+                  "{tokens} 个输出不同，而任何输出都不依赖之后的 Token。{diagnosis}",
         },
         "short.shape": {
             "en": "{cls} returned shape {shape} for {tokens} tokens.",
@@ -187,6 +190,17 @@ EXERCISE = Exercise(
                   "or mask with -inf before the softmax.",
             "zh": "掩码在 softmax 之后应用却没有重新归一化：请把每一行除以它的和，或在 softmax 之前用 -inf 掩码。",
         },
+        "bug.query_key_swapped": {
+            "en": "The queries and keys are swapped: the scores are queries @ keys.transpose(...), with the queries "
+                  "from W_query and the keys from W_key.",
+            "zh": "queries 和 keys 互换了：注意力分数应为 queries @ keys.transpose(...)，其中 queries 来自 W_query，"
+                  "keys 来自 W_key。",
+        },
+        "bug.mask_not_sliced": {
+            "en": "The mask is not cut to the sequence: slice it, self.mask.bool()[:num_tokens, :num_tokens] "
+                  "(book section 3.5.3).",
+            "zh": "掩码没有裁剪到序列长度：请切片，self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
+        },
         "bug.unknown": {
             "en": "Compare your forward with book listing 3.3 / 3.5 step by step.",
             "zh": "请将你的 forward 与书中清单 3.3 / 3.5 逐步对照。",
@@ -198,10 +212,21 @@ EXERCISE = Exercise(
 Model = Callable[[torch.Tensor, "str | None"], torch.Tensor]
 
 
-def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
-                 ) -> tuple[Model, dict[str, torch.Tensor]] | None:
-    """Put fresh weights into the student's module; return the matching model and reference state."""
+@dataclass(frozen=True)
+class Loaded:
+    """The judge's weights as loaded into a student's module: its model (with or without a bug), and what
+    the reference from solutions/ is built with and holds for the same weights."""
+
+    model: Model
+    args: tuple[Any, ...]
+    state: dict[str, torch.Tensor]
+
+
+def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> Loaded | None:
+    """Put fresh weights into the student's module (by name, else by what each weight does); None when
+    they map to no role."""
     params = module.info.get("parameters", [])
+    args = target.args
     if target.wrapper:
         mapped = map_heads(params, rng, target.d_in, target.d_out)
         if mapped is None:
@@ -216,23 +241,22 @@ def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
 
         reference = heads_state(head_roles)
     else:
-        roles = random_roles(rng, target.d_in, target.d_out, out_proj=target.out_proj)
-        mapped_state = student_state(params, roles, target.d_in, target.d_out)
-        if mapped_state is None:
-            x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
-            layout = find_layout(sb, module, [params], x, lambda x, r: attend(x, r[0], target.num_heads),
-                                 d_in=target.d_in, d_out=target.d_out, out_proj=target.out_proj, rng=rng)
-            mapped_state = student_state(params, roles, target.d_in, target.d_out, layout=layout) if layout else None
-        if mapped_state is None:
+        x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
+        found = map_attention(sb, module, rng, x, num_heads=target.num_heads, d_in=target.d_in,
+                              d_out=target.d_out, out_proj=target.out_proj)
+        if found is None:
             return None
-        state = mapped_state
+        roles, state = found
 
         def model(x: torch.Tensor, bug: str | None) -> torch.Tensor:
             return attend(x, roles, target.num_heads, bug)
 
-        reference = book_state(roles)
+        # The reference always projects and has biases only when asked: a module without out_proj, or one
+        # with biases, is compared with what the reference computes for the same weights.
+        reference = book_state(with_out_proj(roles) if target.out_proj else roles)
+        args += (roles.q_b is not None,)
     sb.load_state(module, state)
-    return model, reference
+    return Loaded(model, args, reference)
 
 
 def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg:
@@ -241,7 +265,6 @@ def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg
     loaded = load_weights(sb, target, module, rng)
     if loaded is None:
         return Msg("mask.bug.unknown")
-    model, _ = loaded
     candidates = list(BUGS)
     # num_heads tokens first: the only length at which a missing split transpose still runs.
     for tokens in (target.num_heads, CONTEXT):
@@ -251,10 +274,10 @@ def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg
         except StudentError:
             continue
         with torch.no_grad():
-            candidates = [bug for bug in candidates if _runs_and_matches(model, x, bug, got)]
+            candidates = [bug for bug in candidates if reproduces(got, partial(loaded.model, x, bug))]
         if len(candidates) == 1:
             break
-    return Msg(f"mask.bug.{candidates[0]}") if candidates else Msg("mask.bug.unknown")
+    return bug_note(candidates[0]) if candidates else Msg("mask.bug.unknown")
 
 
 def failed_with_diagnosis(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator, key: str,
@@ -265,11 +288,9 @@ def failed_with_diagnosis(sb: Sandbox, target: Target, cls: Obj, rng: torch.Gene
                   cls=target.name, diagnosis=diagnosis, **args)
 
 
-def _runs_and_matches(model: Model, x: torch.Tensor, bug: str, got: torch.Tensor) -> bool:
-    try:
-        return close(got, model(x, bug), equal_nan=True)
-    except RuntimeError:  # this bug cannot run at this length, so it is not what ran
-        return False
+def bug_note(bug: str) -> Msg:
+    """How this exercise names one of attend's bugs, for another exercise's note that leaves it here."""
+    return Msg(f"mask.bug.{bug}")
 
 
 # -- building the classes ----------------------------------------------------------------------------
@@ -389,22 +410,47 @@ def first_token(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                                           "zh": "短于上下文长度的序列可用"})
 def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
-        for tokens in SHORT:
-            x = torch.randn(2, tokens, target.d_in, generator=rng)
+        x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
+        outs = {}
+        # The shortest first, the full length last (a class may keep what it first saw): one that runs some
+        # lengths and not others has a mask that is not cut to the sequence, indexed [n, n] say.
+        for tokens in (*SHORT, CONTEXT):
             try:
-                out = sb.forward(module, x)
+                outs[tokens] = sb.forward(module, x[:, :tokens].contiguous())
             except StudentError as exc:
-                # Only a short-sequence problem if the full context length runs.
-                sb.forward(module, torch.randn(2, CONTEXT, target.d_in, generator=rng))
+                if tokens != CONTEXT:
+                    sb.forward(module, x)  # only a short-sequence problem if the full context length runs
                 error = f"{exc.detail.get('type')}: {exc.detail.get('message', '')}"
                 return failed("short.raised", {"error": exc.detail}, cls=target.name, tokens=tokens,
                               context=CONTEXT, error=error[:300].rstrip("."))
-            if list(out.shape[:2]) != [2, tokens]:
-                return failed("short.shape", cls=target.name, tokens=tokens, shape=list(out.shape))
-        # On the longest: one token alone may be all NaN for a mask bug that other checks charge.
-        return computes_nothing(target.name, out) if constant(out) else None
+            if list(outs[tokens].shape[:2]) != [2, tokens]:
+                return failed("short.shape", cls=target.name, tokens=tokens, shape=list(outs[tokens].shape))
+        # On the longest short one: one token alone may be all NaN for a mask bug that other checks charge.
+        if constant(outs[SHORT[-1]]):
+            return computes_nothing(target.name, outs[SHORT[-1]])
+        return unsliced(target, outs) if causal_class(sb, target, module, rng) else None
 
     return each_class(sb, rng, "short.ok", judge, fresh=True, lengths=", ".join(map(str, SHORT)), context=CONTEXT)
+
+
+def causal_class(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> bool:
+    """Whether no output of the class moves with a later token (visibility): only then are the outputs for
+    a prefix of a sequence the first outputs for all of it; a leak is the causal check's to charge."""
+    matrix, _ = visibility(sb, target, module, rng)
+    return not any(matrix[i][j] for i in range(CONTEXT) for j in range(i + 1, CONTEXT))
+
+
+def unsliced(target: Target, outs: dict[int, torch.Tensor]) -> Outcome | None:
+    """The failure of a causal class whose outputs for the first tokens alone are not its first outputs for
+    the whole sequence (outs[CONTEXT]): its mask is not cut to the sequence, a wrong part of it is used."""
+    full = outs[CONTEXT]
+    for tokens in SHORT:
+        if not close(outs[tokens], full[:, :tokens], equal_nan=True):
+            note = bug_note("mask_not_sliced")
+            return failed("short.unsliced", {**comparison(full[:, :tokens], outs[tokens]), "class": target.name,
+                                             "diagnosis": note.key},
+                          cls=target.name, tokens=tokens, context=CONTEXT, diagnosis=note)
+    return None
 
 
 @EXERCISE.check("normalised", points=2, title={"en": "Attention weights are normalised",
@@ -444,7 +490,7 @@ def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             return failed("reference.unmapped", cls=target.name)
         for tokens in (target.num_heads, CONTEXT):  # num_heads first: a missing split transpose runs there
             x = torch.randn(2, tokens, target.d_in, generator=rng)
-            expected = reference_output(getattr(chapter3, target.name), target.args, loaded[1], x)
+            expected = reference_output(getattr(chapter3, target.name), loaded.args, loaded.state, x)
             got = sb.forward(module, x)
             if not close(got, expected):
                 return failed_with_diagnosis(sb, target, cls, rng, "reference.mismatch",

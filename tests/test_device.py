@@ -98,3 +98,35 @@ def test_accelerator_override_catches_perturbing_to(grade_file: Grade, monkeypat
     c = check(grade_file(PERTURBED, "device"), "device", "accelerator")
     assert (c.status, c.message_key) == ("failed", "device.accelerator.mismatch")
     assert "SelfAttention_v2 on cpu differs from the CPU" in c.message
+
+
+CONFIGURED = (CORPUS / "config_constructor.py").read_text(encoding="utf-8")
+
+
+def test_a_class_built_otherwise_is_a_note_and_the_others_are_checked(grade_file: Grade) -> None:
+    """MultiHeadAttention(cfg) cannot be built with the book's chapter 3 arguments: that is a note on a
+    passing check, and CausalAttention is still judged, to a failure when its mask is a plain attribute."""
+    c = check(grade_file(CONFIGURED, "device"), "device", "registered")
+    assert (c.status, c.message_key) == ("passed", "device.registered.ok"), c.message
+    assert "MultiHeadAttention could not be built with the book's arguments (TypeError" in c.message
+    assert "MultiHeadAttention 无法用书中的参数构建" in c.messages["zh"]
+    plain = mutations.apply(CONFIGURED, 'self.register_buffer("mask", torch.triu(',
+                            "self.mask = (torch.triu(")
+    c = check(grade_file(plain, "device"), "device", "registered")
+    assert (c.status, c.message_key) == ("failed", "device.registered.plain")
+    assert "CausalAttention.mask is a plain tensor attribute" in c.message
+
+
+def test_the_comparison_notes_a_class_built_otherwise_too(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADER_ACCELERATOR", "cpu")
+    c = check(grade_file(CONFIGURED, "device"), "device", "accelerator")
+    assert (c.status, c.message_key) == ("passed", "device.accelerator.ok"), c.message
+    assert "On cpu, CausalAttention give" in c.message and "MultiHeadAttention could not be built" in c.message
+
+
+def test_no_class_that_builds_fails_with_the_constructors_error(grade_file: Grade) -> None:
+    only_mha = CONFIGURED.split("class MultiHeadAttention")[0].replace("class CausalAttention(nn.Module):\n    def __init__(self, d_in",
+                                                                       "class CausalAttention(nn.Module):\n    def __init__(self, cfg, d_in")
+    c = check(grade_file(only_mha, "device"), "device", "registered")
+    assert (c.status, c.message_key) == ("failed", "check.raised"), c.message
+    assert "TypeError" in c.message

@@ -28,6 +28,7 @@ def test_reference_passes(grade_file: Grade) -> None:
     ("query_key_swapped", "3.1.agree.mismatch", "3.1.parameters.wrong", "the query and key matrices are swapped"),
     # transfer_weights itself raises (TypeError): both checks say so and name the plain tensor
     ("plain_tensor", "3.1.transfer.raised", "3.1.transfer.raised", "W_query was given a plain tensor"),
+    ("nothing_transferred", "3.1.agree.mismatch", "3.1.parameters.wrong", "No weight was transferred"),
 ])
 def test_transfer_bug_is_named(grade_file: Grade, bug: str, agree_key: str, params_key: str, named: str) -> None:
     run = grade_file(mutant(mutations.SA_BUGS, bug), "3.1")
@@ -119,3 +120,51 @@ def test_unusual_weight_names_are_matched_by_what_they_do(grade_file: Grade) -> 
     unscaled = renamed.replace("attn_scores / keys.shape[-1]**0.5", "attn_scores")
     c = check(grade_file(unscaled, "3.1"), "3.1", "classes")
     assert (c.status, c.message_key) == ("failed", "3.1.classes.unmapped")
+
+
+LOWER = (CORPUS / "lower_case_weights.py").read_text(encoding="utf-8")
+# SelfAttention_v1's three matrices under names that say nothing (v2 keeps w_query ...), in no role's order.
+V1_UNNAMED = [("self.w_query = nn.Parameter", "self.c = nn.Parameter"), ("x @ self.w_query", "x @ self.c"),
+              ("self.w_key = nn.Parameter", "self.a = nn.Parameter"), ("x @ self.w_key", "x @ self.a"),
+              ("self.w_value = nn.Parameter", "self.b = nn.Parameter"), ("x @ self.w_value", "x @ self.b"),
+              ("sa_v1.w_query =", "sa_v1.c ="), ("sa_v1.w_key =", "sa_v1.a ="), ("sa_v1.w_value =", "sa_v1.b =")]
+
+
+def _edited(source: str, edits: list[tuple[str, str]]) -> str:
+    for old, new in edits:
+        source = mutations.apply(source, old, new)
+    return source
+
+
+@pytest.mark.parametrize("source", [LOWER, _edited(LOWER, V1_UNNAMED)], ids=["lower_case", "v1_unnamed"])
+def test_the_mapping_is_judged_whatever_the_weights_are_called(grade_file: Grade, source: str) -> None:
+    """`parameters` asks whether v1's three matrices hold v2's weights transposed, found by their names
+    (w_query as well as W_query) or, where the names say nothing, by what each does in v1's class."""
+    run = grade_file(source, "3.1")
+    assert statuses(run, "3.1") == {"agree": "passed", "parameters": "passed", "classes": "passed"}
+    assert check(run, "3.1", "parameters").message_key == "3.1.parameters.ok"
+
+
+@pytest.mark.parametrize("edits, named", [
+    ([(".weight.T)", ".weight)")], "w_query holds sa_v2.w_query.weight without .T"),
+    ([("sa_v1.w_query = nn.Parameter(sa_v2.w_query", "sa_v1.w_query = nn.Parameter(sa_v2.w_key"),
+      ("sa_v1.w_key = nn.Parameter(sa_v2.w_key", "sa_v1.w_key = nn.Parameter(sa_v2.w_query")],
+     "w_query holds sa_v2.w_key.weight.T: the query and key matrices are swapped"),
+    (V1_UNNAMED + [("sa_v1.b = nn.Parameter(sa_v2.w_value.weight.T)", "sa_v1.b = nn.Parameter(sa_v2.w_key.weight.T)")],
+     "b holds sa_v2.w_key.weight.T instead of sa_v2.w_value.weight.T"),
+])
+def test_a_wrong_mapping_is_told_in_the_students_names(grade_file: Grade, edits: list[tuple[str, str]],
+                                                        named: str) -> None:
+    params = check(grade_file(_edited(LOWER, edits), "3.1"), "3.1", "parameters")
+    assert (params.status, params.message_key) == ("failed", "3.1.parameters.wrong")
+    assert named in params.message and "W_query" not in params.message
+
+
+def test_nothing_transferred_is_said_so(grade_file: Grade) -> None:
+    """A transfer that moves nothing is not "W_query was not moved": no weight was, and the message says
+    how to move the first one, in the student's names."""
+    run = grade_file(mutant(mutations.SA_BUGS, "nothing_transferred"), "3.1")
+    params = check(run, "3.1", "parameters")
+    assert "No weight was transferred: v1's matrices (W_query, W_key, W_value)" in params.message
+    assert "sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)" in params.message
+    assert "was not moved" not in params.message and "没有转移任何权重" in params.messages["zh"]

@@ -44,7 +44,8 @@ def test_book_style_answer_found_though_name_rebound(grade_file: Grade) -> None:
 
 def test_heads_that_cannot_be_matched_fail_answer(grade_file: Grade) -> None:
     """A wrapper of the right shape whose heads' weights match no role, by name or by what they do (here
-    each head skips the softmax), is not shown to be two attention heads: `answer` fails."""
+    each head skips the softmax), is not shown to be two attention heads: `answer` fails. Its
+    concatenation is still right: `concat` judges the wrapper against its own heads, whatever they compute."""
     source = SOLUTION.read_text(encoding="utf-8")
     for old, new in (("W_query", "a"), ("W_key", "b"), ("W_value", "c")):
         source = source.replace(old, new)
@@ -55,4 +56,19 @@ def test_heads_that_cannot_be_matched_fail_answer(grade_file: Grade) -> None:
     c = check(run, "3.2", "answer")
     assert (c.status, c.message_key) == ("failed", "3.2.answer.unmapped"), c.message
     assert "could not be matched" in c.message and c.messages["zh"]
-    assert check(run, "3.2", "concat").message_key == "3.2.concat.unmapped"
+    assert check(run, "3.2", "concat").message_key == "3.2.concat.ok"
+
+
+def test_concat_is_judged_against_the_wrappers_own_heads(grade_file: Grade) -> None:
+    """Heads that skip the softmax are the mask exercise's to charge: concatenating them is still right.
+    Concatenating them in the other order is not, and the message quotes no size the student never wrote."""
+    source = mutations.apply(SOLUTION.read_text(encoding="utf-8"),
+                             "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)\n"
+                             "        attn_weights = self.dropout(attn_weights)\n\n        context_vec = attn_weights @ values\n",
+                             "        attn_weights = attn_scores\n        context_vec = attn_weights @ values\n")
+    assert check(grade_file(source, "3.2"), "3.2", "concat").message_key == "3.2.concat.ok"
+    reversed_heads = mutations.apply(SOLUTION.read_text(encoding="utf-8"), CAT, CAT.replace("self.heads]", "self.heads[::-1]]"))
+    c = check(grade_file(reversed_heads, "3.2"), "3.2", "concat")
+    assert (c.status, c.message_key) == ("failed", "3.2.concat.mismatch")
+    assert "not its own heads' outputs concatenated" in c.message
+    assert "d_in" not in c.message and "d_out" not in c.message

@@ -91,6 +91,8 @@ BUG_FAILURES: dict[str, dict[str, tuple[str, str | None]]] = {
         "short": ("mask.short.raised", None),
         "reference": ("check.raised", None),  # its first input is shorter than the context too
     },
+    # keys @ queries.T: still causal and normalised, only the values are wrong
+    "query_key_swapped": {"reference": ("mask.reference.mismatch", _diag("query_key_swapped"))},
 }
 
 
@@ -169,6 +171,23 @@ def test_unsliced_mask_is_told_to_slice(graded_bug) -> None:
     assert check(graded_bug("mask_not_sliced"), "mask", "causal").status == "passed"
 
 
+SLICE = "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]"
+
+
+@pytest.mark.parametrize("wrong, key", [
+    # the top-right corner: right on the whole context, too much hidden on fewer tokens (all of row 0)
+    ("mask_bool = self.mask.bool()[:num_tokens, -num_tokens:]", "mask.short.unsliced"),
+    # one entry, not a slice: nothing hidden on fewer tokens, an IndexError on the whole context
+    ("mask_bool = self.mask.bool()[num_tokens, num_tokens]", "mask.short.raised"),
+])
+def test_a_mask_not_cut_to_the_sequence_fails_short(grade_file: Grade, wrong: str, key: str) -> None:
+    """Shapes are not enough: the first tokens of a sequence, run alone, must give the first outputs of the
+    whole sequence, and every length up to the context must run."""
+    result = check(grade_file(only_classes("CausalAttention").replace(SLICE, wrong), "mask"), "mask", "short")
+    assert (result.status, result.message_key) == ("failed", key), result.message
+    assert "self.mask.bool()[:num_tokens, :num_tokens]" in result.message
+
+
 UPPER_WITH_DIAGONAL = [[int(j >= i) for j in range(mask.CONTEXT)] for i in range(mask.CONTEXT)]
 ALL_ONES = [[1] * mask.CONTEXT for _ in range(mask.CONTEXT)]
 
@@ -214,14 +233,15 @@ def test_buggy_causal_attention_alone_is_diagnosed(grade_file: Grade) -> None:
 
 def test_a_check_that_runs_other_lengths_builds_its_own_instance(grade_file: Grade) -> None:
     """The checks that run the context length share one instance per class; "short" and "reference"
-    build their own. A class that keeps the mask of the first sequence it sees runs fine on a fresh
-    start with short sequences, and must be judged so, whatever length another check ran first."""
-    cached = ("if not hasattr(self, 'seen'):\n            self.seen = self.mask.bool()[:num_tokens, :num_tokens]\n"
-              "        mask_bool = self.seen")
-    src = only_classes("CausalAttention").replace("mask_bool = self.mask.bool()[:num_tokens, :num_tokens]", cached)
-    assert cached in src
+    build their own. A class that refuses a sequence shorter than one it has seen runs fine from a fresh
+    start, shortest first, and must be judged so, whatever length another check ran first."""
+    line = "mask_bool = self.mask.bool()[:num_tokens, :num_tokens]"
+    guard = ("assert num_tokens >= getattr(self, 'longest', 0), 'shorter than before'\n"
+             "        self.longest = num_tokens\n        " + line)
+    src = only_classes("CausalAttention").replace(line, guard)
+    assert guard in src
     got = {c.id: c.status for e in grade_file(src, "mask").exercises for c in e.checks}
-    assert got == {**dict.fromkeys(CHECKS, "passed"), "reference": "failed"}
+    assert got == dict.fromkeys(CHECKS, "passed")
 
 
 def test_no_causal_class_is_not_found(grade_file: Grade) -> None:

@@ -4,8 +4,10 @@
 Each entry is (bug_id, old, new). MASK_BUGS edit text that CausalAttention and
 MultiHeadAttention share, so each old occurs twice and both classes get the bug,
 except the MHA-only ones (scale_by_d_out, no_split_transpose, no_merge_transpose).
-mask_parameter also hits both classes and missing_transpose all three
-transfer_weights lines; every other old occurs exactly once.
+mask_parameter and plain_tensor_mask also hit both classes and missing_transpose all
+three transfer_weights lines; every other old occurs exactly once. Each group's bugs
+belong to one exercise (BELONGS_TO): graded on ch03, a file with one of them loses
+points there and nowhere else.
 """
 from pathlib import Path
 
@@ -26,6 +28,9 @@ SPLIT_TRANSPOSE = """        keys = keys.transpose(1, 2)
 TRANSFER = """    sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)
     sa_v1.W_key = torch.nn.Parameter(sa_v2.W_key.weight.T)
 """
+TRANSFER_VALUE = "    sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)\n"
+REGISTER_MASK = 'self.register_buffer(\n            "mask", '
+
 WRAPPER = "MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2)"
 GPT2 = "MultiHeadAttention(768, 768, 1024, dropout, num_heads=12)"
 
@@ -45,15 +50,17 @@ MASK_BUGS = [
     ("mask_after_softmax_no_renorm", MASK_OLD,
      "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)\n"
      "        attn_weights = attn_weights * torch.tril(torch.ones_like(attn_weights))\n"),
+    ("query_key_swapped", "attn_scores = queries @ keys.transpose(", "attn_scores = keys @ queries.transpose("),
 ]
 
 SA_BUGS = [
     ("missing_transpose", ".weight.T)", ".weight)"),
-    ("value_not_moved", "    sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)\n", ""),
+    ("value_not_moved", TRANSFER_VALUE, ""),
     ("query_key_swapped", TRANSFER,
      "    sa_v1.W_query = torch.nn.Parameter(sa_v2.W_key.weight.T)\n"
      "    sa_v1.W_key = torch.nn.Parameter(sa_v2.W_query.weight.T)\n"),
     ("plain_tensor", "torch.nn.Parameter(sa_v2.W_query.weight.T)", "sa_v2.W_query.weight.T"),
+    ("nothing_transferred", TRANSFER + TRANSFER_VALUE, "    pass\n"),
 ]
 
 WRAPPER_BUGS = [
@@ -65,11 +72,16 @@ WRAPPER_BUGS = [
 GPT2_BUGS = [
     ("qkv_bias", GPT2, GPT2.replace("num_heads=12)", "num_heads=12, qkv_bias=True)")),
     ("no_out_proj", "self.out_proj = nn.Linear(d_out, d_out)", "self.out_proj = nn.Identity()"),
-    ("mask_parameter", 'self.register_buffer(\n            "mask", ',
-     "self.mask = nn.Parameter(\n            "),
+    ("mask_parameter", REGISTER_MASK, "self.mask = nn.Parameter(\n            "),
     ("wrong_context", GPT2, GPT2.replace("1024", "768")),
     ("wrong_heads", GPT2, GPT2.replace("num_heads=12", "num_heads=6")),
 ]
+
+DEVICE_BUGS = [
+    ("plain_tensor_mask", REGISTER_MASK, "self.mask = (\n            "),
+]
+
+BELONGS_TO = {"mask": MASK_BUGS, "3.1": SA_BUGS, "3.2": WRAPPER_BUGS, "3.3": GPT2_BUGS, "device": DEVICE_BUGS}
 
 
 def apply(src, old, new):

@@ -58,11 +58,13 @@ WRONG = mutations.apply(
     mutations.MASK_OLD.replace(" / keys.shape[-1]**0.5", ""),
 )
 WRONG_EXERCISES = "3.1,3.2,3.3,mask"
-# What WRONG earns alone (seed 0): every attack next to it must fail at least the same checks.
+# What WRONG earns alone (seed 0): every attack next to it must fail at least the same checks. Each bug is
+# charged to its own exercise only: the missing transpose to 3.1, the missing scaling to mask (3.2's wrapper
+# still concatenates its heads, 3.3's configuration is still right).
 WRONG_VERDICT = {
     "3.1": {"agree": "failed", "parameters": "failed", "classes": "passed"},
-    "3.2": {"answer": "passed", "concat": "failed"},
-    "3.3": {"parameters": "passed", "heads": "failed", "context": "passed"},
+    "3.2": {"answer": "passed", "concat": "passed"},
+    "3.3": {"parameters": "passed", "heads": "passed", "context": "passed"},
     "mask": {"causal": "passed", "first_token": "passed", "short": "passed", "normalised": "passed",
              "finite": "passed", "reference": "failed"},
 }

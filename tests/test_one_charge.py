@@ -1,0 +1,86 @@
+"""One bug, one charge (design.md section 7): a bug costs points in the exercise it belongs to and nowhere else.
+
+Every named mistake (tests/corpus/mutations.py, BELONGS_TO) is the reference with one bug in it. Graded on
+the whole ch03 set, it loses points in its own exercise, and every other exercise keeps full marks: each
+check judges its own unit against the student's other parts as they are. Where a check passes over a bug
+that is another exercise's, it says so: 3.3 confirms 12 heads through a forward with a masking bug and
+leaves the bug, named, to the mask exercise.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+from conftest import EXERCISES, check, mutant, mutations, select
+from grader.judge import grade
+from grader.results import RunResult
+
+NAMED = [(exercise, bug) for exercise, bugs in mutations.BELONGS_TO.items() for bug, _, _ in bugs]
+
+
+@pytest.fixture(scope="module")
+def graded(launcher, tmp_path_factory) -> Callable[[str, str], RunResult]:
+    """Grade each single-bug file once on ch03, for the whole module."""
+    cache: dict[tuple[str, str], RunResult] = {}
+
+    def run(exercise: str, bug: str) -> RunResult:
+        if (exercise, bug) not in cache:
+            path = tmp_path_factory.mktemp(bug) / "submission.py"
+            path.write_text(mutant(mutations.BELONGS_TO[exercise], bug), encoding="utf-8")
+            cache[exercise, bug] = grade(path, select("ch03"), launcher, seed=0)
+        return cache[exercise, bug]
+
+    return run
+
+
+def test_every_exercise_of_the_set_has_named_mistakes() -> None:
+    assert set(mutations.BELONGS_TO) == {e.id for e in EXERCISES.values() if e.group == "ch03"}
+
+
+@pytest.mark.parametrize("exercise, bug", NAMED, ids=[f"{e}-{b}" for e, b in NAMED])
+def test_a_named_mistake_costs_points_in_its_own_exercise_only(graded, exercise: str, bug: str) -> None:
+    run = graded(exercise, bug)
+    scores = {e.id: (e.score, e.max_score) for e in run.exercises}
+    own = scores.pop(exercise)
+    assert own[0] < own[1], f"{bug} costs nothing in {exercise}"
+    assert all(score == most for score, most in scores.values()), {
+        (e.id, c.id): c.message for e in run.exercises if e.id != exercise for c in e.checks if c.score < c.max_score}
+
+
+@pytest.mark.parametrize("bug", [b for b, _, _ in mutations.MASK_BUGS if b != "mask_not_sliced"])
+def test_gpt2_heads_pass_a_masking_bug_with_a_note_naming_it(graded, bug: str) -> None:
+    """A 12-head module whose attention has one of the usual bugs has the right configuration: `heads`
+    passes, and its message names the bug, in the mask exercise's words, as the mask exercise's."""
+    heads = check(graded("mask", bug), "3.3", "heads")
+    assert (heads.status, heads.message_key) == ("passed", "3.3.heads.ok_buggy"), heads.message
+    assert heads.evidence["diagnosis"] == f"mask.bug.{bug}"
+    assert "which the mask exercise charges" in heads.message and "因果掩码练习" in heads.messages["zh"]
+
+
+def test_gpt2_context_passes_an_unsliced_mask_with_a_note(graded) -> None:
+    """A mask that is not cut to the sequence runs only on its whole 1024 tokens: the context is right, and
+    the note says what the mask exercise charges."""
+    context = check(graded("mask", "mask_not_sliced"), "3.3", "context")
+    assert (context.status, context.message_key) == ("passed", "3.3.context.mask_ok_unsliced"), context.message
+    assert "only runs on all 1024 tokens" in context.message and "self.mask.bool()[:num_tokens" in context.message
+    assert check(graded("mask", "mask_not_sliced"), "3.3", "heads").status == "passed"
+
+
+@pytest.mark.parametrize("bug", ["no_out_proj", "mask_parameter", "qkv_bias"])
+def test_a_configuration_slip_is_charged_by_the_count_alone(graded, bug: str) -> None:
+    """No out_proj, a mask held as a Parameter, biases on q/k/v: the count says so; the weights still map, so
+    `heads` confirms 12 heads and the mask exercise compares the attention with the reference."""
+    run = graded("3.3", bug)
+    assert check(run, "3.3", "parameters").message_key == f"3.3.count.{bug}"
+    assert check(run, "3.3", "heads").message_key == "3.3.heads.ok"
+    assert check(run, "mask", "reference").message_key == "mask.reference.ok"
+
+
+@pytest.mark.parametrize("bug", ["diagonal_zero", "no_scaling", "mask_not_sliced"])
+def test_the_wrapper_is_judged_against_its_own_heads(graded, bug: str) -> None:
+    """Heads with a masking bug (or that run only on their whole context): the 3.2 answer keeps 2 heads of
+    one dimension, and the wrapper gives its own heads' outputs side by side."""
+    run = graded("mask", bug)
+    assert check(run, "3.2", "answer").message_key == "3.2.answer.ok"
+    assert check(run, "3.2", "concat").message_key == "3.2.concat.ok"
