@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 import torch
 import torch.nn.functional as F
 
+from grader import near_miss
 from grader.exercise import NotFound, Outcome, failed
 from grader.session import Obj, Sandbox
 
@@ -259,7 +260,10 @@ def heads_state(roles: list[Roles]) -> dict[str, torch.Tensor]:
 
 # -- finding answers --------------------------------------------------------------------------------
 def classes(sb: Sandbox, name: str) -> list[Obj]:
-    return [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+    found = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+    if not found:
+        near_miss.missed(name)
+    return found
 
 
 def the_class(sb: Sandbox, name: str) -> Obj:
@@ -272,6 +276,8 @@ def the_class(sb: Sandbox, name: str) -> Obj:
 
 def function(sb: Sandbox, name: str) -> Obj | None:
     found = [o for o in sb.inventory() if o.kind == "function" and o.cls == name]
+    if not found:
+        near_miss.missed(name)
     return found[-1] if found else None
 
 

@@ -1,8 +1,10 @@
-"""Shared by the `gpt` exercises: the shipped text, fresh text, and reading a submission's variables.
+"""Shared by the `gpt` exercises: the text the submission read, fresh text, and reading its variables.
 
 The lecture reads `input.txt`; the grader ships a small public-domain one (data/input.txt) that the
-judge copies beside the submission, unless the student handed in their own. The judge reads the same
-file here, so every expected value (the vocabulary, the encoded text) is computed on its side.
+judge copies beside the submission unless the student has their own (handed in, or beside a single
+file, with the files its code names: `data/input.txt`). The checks judge against the text the
+submission actually read (`source_text`): the judge reads its own copies of those files, never the
+scratch folder, and computes every expected value (the vocabulary, the encoded text) on its side.
 
 The lecture keeps its answers in plain variables (`chars`, `data`, `train_data`, `batch_size`), which
 the inventory of modules, classes and functions does not hold; the sandbox's `variables` probe sends
@@ -14,13 +16,16 @@ from __future__ import annotations
 
 import re
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import torch
 
+from grader.catalogue import Msg
 from grader.exercise import Verdict, failed
-from grader.session import Obj, Sandbox
+from grader.scratch import Copied, Sibling
+from grader.session import Obj, ProbeFailure, Sandbox
 
 TEXT_FILE = Path(__file__).resolve().parent / "data" / "input.txt"
 TEXT_NAME = TEXT_FILE.name
@@ -38,14 +43,103 @@ MESSAGES = {
 VARIABLES = ("chars", "vocab", "vocabulary", "vocab_size", "data", "train_data", "train_ids", "val_data",
              "valid_data", "validation_data", "val_ids", "batch_size", "block_size", "context_length")
 
+VOCABULARIES = ("chars", "vocab", "vocabulary")
+SHOWN_CHARS = 20  # characters a message lists
+WHITESPACE = {" ": "chars.space", "\n": "chars.newline", "\t": "chars.tab"}
+
 _NAMESPACES: "weakref.WeakKeyDictionary[Sandbox, tuple[int, dict[str, Any]]]" = weakref.WeakKeyDictionary()
 
 
-def input_text(sb: Sandbox) -> str:
-    """The text the submission's `open('input.txt')` read: the student's own copy if they handed one in."""
-    own = [p for p in sb.submission.files if p.name == TEXT_NAME]
-    path = own[-1] if own else TEXT_FILE
-    return path.read_text(encoding="utf-8", errors="replace")
+@dataclass(frozen=True)
+class Text:
+    """A text the submission may have read, and how a message names it: the file as its code opens it
+    (`input.txt`, `data/input.txt`) or the variable holding it (`text`)."""
+
+    name: str
+    text: str
+
+
+_TEXTS: "weakref.WeakKeyDictionary[Sandbox, tuple[int, Text]]" = weakref.WeakKeyDictionary()
+
+
+def source_text(sb: Sandbox) -> Text:
+    """The text the submission read. Of the texts it can have read (the files it names that the judge
+    copied beside it, the `input.txt` of its folder, its `text` string where that can be sent), the first
+    that agrees with most of what the submission holds: its `text`, its vocabulary's characters, its
+    `data`'s length; a file before the same text in `text`, so a message names the file. Where nothing
+    agrees (no `text` that can be sent, a wrong vocabulary, no `data`), input.txt, as where the variables
+    cannot be read at all: the check that needs them says why, the others keep their points. Read once
+    per child."""
+    cached = _TEXTS.get(sb)
+    if cached is not None and cached[0] == sb.generation:
+        return cached[1]
+    files = copied_texts(sb)
+    try:
+        own = sb.variables(["text"]).get("text")  # a probe of its own: up to 1 MiB, beside the other variables
+        names = namespace(sb)
+    except ProbeFailure:
+        return files[-1]
+    variable = [Text("`text`", own)] if isinstance(own, str) else []
+    chars = claimed_vocabulary(names)
+    length = len(names["data"]) if is_ids(names.get("data")) else None
+
+    def agreement(candidate: Text) -> int:
+        return (candidate.text == own) + (chars == set(candidate.text)) + (length == len(candidate.text))
+
+    best = max([*files, *variable], key=agreement)  # the first of those that agree most
+    chosen = best if agreement(best) else files[-1]
+    _TEXTS[sb] = (sb.generation, chosen)
+    return chosen
+
+
+def copied_texts(sb: Sandbox) -> list[Text]:
+    """The files the judge copied that the submission may have opened as its text, read from the judge's
+    own copies: those beside it that its code names, then, last, the `input.txt` of its folder (the
+    student's, else the bundled one)."""
+    copied = {item.name: item for item in sb.scratch.files}  # a later file of a name wins, as in the folder
+    names = [name for name, item in copied.items() if isinstance(item, Sibling) and item.named and name != TEXT_NAME]
+    return [Text(name, _read(copied.get(name, TEXT_FILE))) for name in (*names, TEXT_NAME)]
+
+
+def _read(item: Copied) -> str:
+    """A copied file's text; one the student removed from their folder since it was copied reads as
+    empty (the submission read it before; the judge cannot)."""
+    try:
+        return item.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def claimed_vocabulary(names: dict[str, Any]) -> set[str] | None:
+    """The characters of the submission's vocabulary, where it is a string or a list of strings."""
+    value = next((names[name] for name in VOCABULARIES if name in names), None)
+    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(c, str) for c in value)):
+        return set(value)
+    return None
+
+
+def shown_char(char: str) -> Msg | str:
+    """One character for a message: its repr, with whitespace named (a repr of it reads as blank quotes
+    or as an escape few students know)."""
+    if char in WHITESPACE:
+        return Msg(WHITESPACE[char])
+    return Msg("chars.whitespace", {"char": repr(char)}) if char.isspace() else repr(char)
+
+
+def shown_chars(chars: Sequence[str]) -> Msg | str:
+    """Characters for a message, each as shown_char, the first SHOWN_CHARS of them; `none`, never ''."""
+    if not chars:
+        return Msg("chars.none")
+    items: list[Msg | str] = [shown_char(c) for c in chars[:SHOWN_CHARS]] + ["…"] * (len(chars) > SHOWN_CHARS)
+    shown = items[-1]
+    for item in reversed(items[:-1]):
+        shown = Msg("chars.list", {"first": item, "rest": shown})
+    return shown
+
+
+def shown_string(text: str) -> Msg | str:
+    """A string for a message: its repr, or `an empty string` rather than ''."""
+    return repr(text) if text else Msg("chars.empty")
 
 
 def vocabulary(text: str) -> list[str]:

@@ -1,9 +1,9 @@
 """gpt.split: the encoded text as `data`, split in order into the first 90% for training and the rest for validation.
 
-The judge encodes its own copy of input.txt, reads the submission's `data`, `train_data` and
-`val_data`, and locates each part inside `data` itself, so it can say what went wrong: a validation
-set that overlaps the training set (the seed notebook's `val_data = data[:n]`), another fraction, or
-a shuffled split.
+The judge encodes its own copy of the text the submission read (exercises/_text.py, `source_text`),
+reads the submission's `data`, `train_data` and `val_data`, and locates each part inside `data`
+itself, so it can say what went wrong: a validation set that overlaps the training set (the seed
+notebook's `val_data = data[:n]`), another fraction, or a shuffled split.
 """
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ EXERCISE = Exercise(
             "zh": "没有 train_data 和 val_data：n = int(0.9 * len(data))；train_data = data[:n]；val_data = data[n:]。",
         },
         "data.ok": {
-            "en": "data holds the {length} ids of input.txt, in order, as a 1-D integer tensor.",
-            "zh": "data 以一维整数张量按顺序保存了 input.txt 的 {length} 个编号。",
+            "en": "data holds the {length} ids of {source}, in order, as a 1-D integer tensor.",
+            "zh": "data 以一维整数张量按顺序保存了 {source} 的 {length} 个编号。",
         },
         "data.not_tensor": {
             "en": "data is {got}, not a tensor: data = torch.tensor(encode(text), dtype=torch.long).",
@@ -64,14 +64,14 @@ EXERCISE = Exercise(
         },
         "data.shape": {
             "en": "data has shape {shape}: it should be one 1-D tensor of {length} ids, one per character of "
-                  "input.txt.",
-            "zh": "data 的形状是 {shape}：它应是一维张量，包含 {length} 个编号，input.txt 的每个字符一个。",
+                  "{source}.",
+            "zh": "data 的形状是 {shape}：它应是一维张量，包含 {length} 个编号，{source} 的每个字符一个。",
         },
         "data.mismatch": {
-            "en": "data is not input.txt encoded: its {got_len} ids first differ from the encoding of the text "
+            "en": "data is not {source} encoded: its {got_len} ids first differ from the encoding of the text "
                   "({length} characters) at position {pos}. Encode the whole text with the sorted vocabulary: "
                   "data = torch.tensor(encode(text), dtype=torch.long).",
-            "zh": "data 不是 input.txt 的编码：它的 {got_len} 个编号与文本（{length} 个字符）的编码在位置 {pos} "
+            "zh": "data 不是 {source} 的编码：它的 {got_len} 个编号与文本（{length} 个字符）的编码在位置 {pos} "
                   "第一次不同。请用排好序的词表编码整个文本：data = torch.tensor(encode(text), dtype=torch.long)。",
         },
         "split.no_data": {
@@ -166,7 +166,8 @@ def student_data(names: dict[str, Any]) -> Any:
 
 @EXERCISE.check("data", points=2, title={"en": "data is the encoded text", "zh": "data 是编码后的文本"})
 def data(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
-    text = _text.input_text(sb)
+    source = _text.source_text(sb)
+    text = source.text
     names = _text.namespace(sb)
     value = student_data(names)
     evidence = _text.binding_cell(sb, "data")
@@ -175,20 +176,20 @@ def data(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
     if value.dtype not in ID_DTYPES:
         return failed("data.dtype", evidence, dtype=str(value.dtype).removeprefix("torch."))
     if value.dim() != 1:
-        return failed("data.shape", evidence, shape=list(value.shape), length=len(text))
+        return failed("data.shape", evidence, shape=list(value.shape), length=len(text), source=source.name)
     expected = gpt_data.encode_text(text)
     if torch.equal(value.long(), expected) or own_numbering(names, value, text):
-        return passed("data.ok", evidence, length=len(text))
+        return passed("data.ok", evidence, length=len(text), source=source.name)
     pos = next((i for i, (a, b) in enumerate(zip(value.tolist(), expected.tolist())) if a != b),
                min(len(value), len(expected)))
     return failed("data.mismatch", {**evidence, **comparison(expected, value)},
-                  got_len=len(value), length=len(text), pos=pos)
+                  got_len=len(value), length=len(text), pos=pos, source=source.name)
 
 
 def own_numbering(names: dict[str, Any], value: torch.Tensor, text: str) -> bool:
     """data is the text under the submission's own vocabulary: an unsorted vocabulary is the tokenizer
     exercise's fault, not this one's, so it is not charged twice."""
-    found = _text.lookup(names, ("chars", "vocab", "vocabulary"))
+    found = _text.lookup(names, _text.VOCABULARIES)
     chars = list(found[1]) if found and isinstance(found[1], (str, list)) else []
     if len(value) != len(text) or not chars or not all(isinstance(c, str) for c in chars):
         return False

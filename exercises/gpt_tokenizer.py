@@ -1,7 +1,8 @@
 """gpt.tokenizer: the lecture's character tokenizer, whose vocabulary is the sorted set of the text's characters.
 
-The vocabulary is compared with the one the judge builds from its own copy of input.txt; encode and
-decode are run on fresh strings drawn from that vocabulary, and their ids compared with the reference's.
+The vocabulary is compared with the one the judge builds from its own copy of the text the submission
+read (exercises/_text.py, `source_text`); encode and decode are run on fresh strings drawn from that
+vocabulary, and their ids compared with the reference's.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import torch
 
 from exercises import _text
 from exercises._attention import comparison, with_object
+from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.session import Obj, Sandbox, describe_value
 from solutions import gpt_data
@@ -44,8 +46,8 @@ EXERCISE = Exercise(
             "zh": "没有 encode 和 decode 函数（lambda 也可以：encode = lambda s: [stoi[c] for c in s]）。",
         },
         "vocab.ok": {
-            "en": "chars holds the {size} distinct characters of input.txt in sorted order.",
-            "zh": "chars 按排序保存了 input.txt 中的 {size} 个不同字符。",
+            "en": "chars holds the {size} distinct characters of {source} in sorted order.",
+            "zh": "chars 按排序保存了 {source} 中的 {size} 个不同字符。",
         },
         "vocab.not_list": {
             "en": "{name} is {got}, not a list of single characters: build it with sorted(list(set(text))).",
@@ -59,9 +61,9 @@ EXERCISE = Exercise(
                   "请排序：chars = sorted(list(set(text)))，这样每个字符的编号就是它在排好序的词表中的位置。",
         },
         "vocab.wrong_set": {
-            "en": "{name} has {got_size} characters, but input.txt has {size} distinct ones (missing: {missing}; "
+            "en": "{name} has {got_size} characters, but {source} has {size} distinct ones (missing: {missing}; "
                   "not in the text: {extra}). Build it from the whole text: sorted(list(set(text))).",
-            "zh": "{name} 有 {got_size} 个字符，但 input.txt 中有 {size} 个不同字符（缺少：{missing}；文本中没有的："
+            "zh": "{name} 有 {got_size} 个字符，但 {source} 中有 {size} 个不同字符（缺少：{missing}；文本中没有的："
                   "{extra}）。请用整个文本构建：sorted(list(set(text)))。",
         },
         "vocab.size": {
@@ -73,10 +75,10 @@ EXERCISE = Exercise(
             "zh": "对从词表 {size} 个字符中随机抽取的 {count} 个新字符串，decode(encode(s)) == s 均成立。",
         },
         "roundtrip.mismatch": {
-            "en": "decode(encode(s)) is not s: at position {pos}, s has {want!r} but the round trip gives {got!r} "
+            "en": "decode(encode(s)) is not s: at position {pos}, s has {want} but the round trip gives {got} "
                   "(s starts {s!r}). encode and decode must use the same numbering: stoi and itos built from "
                   "the same enumerate(chars).",
-            "zh": "decode(encode(s)) 不等于 s：在位置 {pos}，s 是 {want!r}，往返后却是 {got!r}（s 以 {s!r} 开头）。"
+            "zh": "decode(encode(s)) 不等于 s：在位置 {pos}，s 是 {want}，往返后却是 {got}（s 以 {s!r} 开头）。"
                   "encode 与 decode 必须使用同一套编号：stoi 和 itos 都由同一个 enumerate(chars) 构建。",
         },
         "encode.type": {
@@ -103,9 +105,9 @@ EXERCISE = Exercise(
                   "stoi = {{ch: i for i, ch in enumerate(chars)}}。",
         },
         "ids.decode_wrong": {
-            "en": "decode({ids}) gave {got!r}, but with the sorted vocabulary those ids spell {expected!r}: "
+            "en": "decode({ids}) gave {got}, but with the sorted vocabulary those ids spell {expected!r}: "
                   "itos should map i to chars[i].",
-            "zh": "decode({ids}) 得到 {got!r}，但按排好序的词表，这些编号应拼出 {expected!r}：itos 应把 i 映射为 chars[i]。",
+            "zh": "decode({ids}) 得到 {got}，但按排好序的词表，这些编号应拼出 {expected!r}：itos 应把 i 映射为 chars[i]。",
         },
         "ids.decode_shifted": {
             "en": "decode is off by one: decode({ids}) gave {got!r}, each character's neighbour {side} in the "
@@ -157,9 +159,10 @@ def run_decode(sb: Sandbox, decode: Obj, ids: list[int]) -> str:
 @EXERCISE.check("vocab", points=2, title={"en": "The vocabulary is the sorted set of characters",
                                           "zh": "词表是排好序的字符集合"})
 def vocab(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
-    expected = _text.vocabulary(_text.input_text(sb))
+    source = _text.source_text(sb)
+    expected = _text.vocabulary(source.text)
     names = _text.namespace(sb)
-    found = _text.lookup(names, ("chars", "vocab", "vocabulary"))
+    found = _text.lookup(names, _text.VOCABULARIES)
     if found is None:
         raise NotFound("not_found.vocab")
     name, chars = found
@@ -175,28 +178,27 @@ def vocab(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
                           got="".join(chars[:12]), expected="".join(expected[:12]))
         missing = sorted(set(expected) - set(chars))
         extra = sorted(set(chars) - set(expected))
-        return failed("vocab.wrong_set", evidence, name=name, got_size=len(chars), size=size,
-                      missing=repr("".join(missing[:20])), extra=repr("".join(extra[:20])))
+        return failed("vocab.wrong_set", evidence, name=name, got_size=len(chars), size=size, source=source.name,
+                      missing=_text.shown_chars(missing), extra=_text.shown_chars(extra))
     claimed = _text.lookup(names, ("vocab_size",))
     if claimed is not None and claimed[1] != size:
         got = claimed[1] if type(claimed[1]) is int else describe_value(claimed[1])
         return failed("vocab.size", _text.binding_cell(sb, "vocab_size"), got=got, size=size)
-    return passed("vocab.ok", evidence, size=size)
+    return passed("vocab.ok", evidence, size=size, source=source.name)
 
 
 @EXERCISE.check("roundtrip", points=2, title={"en": "decode(encode(s)) gives s back",
                                               "zh": "decode(encode(s)) 还原出 s"})
 def roundtrip(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+    chars = _text.vocabulary(_text.source_text(sb).text)  # first: reading the text may restart the child
     encode, decode = tokenizer(sb)
-    chars = _text.vocabulary(_text.input_text(sb))
     # every character once (so a missing one shows), then a fresh stretch of random text
     strings = [_text.shuffled(rng, chars), _text.fresh_string(rng, chars, 120)]
     for s in strings:
         got = run_decode(sb, decode, run_encode(sb, encode, s))
         if got != s:
             pos = next((i for i, (a, b) in enumerate(zip(s, got)) if a != b), min(len(s), len(got)))
-            want = s[pos] if pos < len(s) else ""
-            shown = got[pos] if pos < len(got) else ""
+            want, shown = (_text.shown_char(t[pos]) if pos < len(t) else Msg("chars.end") for t in (s, got))
             return with_object(failed("roundtrip.mismatch", pos=pos, want=want, got=shown, s=short(s)), decode)
     return passed("roundtrip.ok", count=len(strings), size=len(chars))
 
@@ -204,8 +206,8 @@ def roundtrip(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("ids", points=2, title={"en": "A character's id is its index in the sorted vocabulary",
                                         "zh": "字符的编号就是它在排好序的词表中的索引"})
 def ids(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+    reference = gpt_data.CharTokenizer(_text.source_text(sb).text)  # before the handles, as in roundtrip
     encode, decode = tokenizer(sb)
-    reference = gpt_data.CharTokenizer(_text.input_text(sb))
     chars = reference.chars
     s = _text.fresh_string(rng, chars, 16)
     expected, got = reference.encode(s), run_encode(sb, encode, s)
@@ -229,5 +231,6 @@ def ids(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
             if got_text == neighbours:
                 return with_object(failed("ids.decode_shifted", ids=wanted, got=got_text, expected=s,
                                           side=side, side_zh=side_zh), decode)
-        return with_object(failed("ids.decode_wrong", ids=wanted, got=short(got_text, 40), expected=s), decode)
+        return with_object(failed("ids.decode_wrong", ids=wanted, got=_text.shown_string(short(got_text, 40)),
+                                  expected=s), decode)
     return passed("ids.ok")

@@ -119,6 +119,22 @@ add_all(
             "en": "No answer found: {what}",
             "zh": "未找到答案：{what}",
         },
+        "check.near_miss": {
+            "en": "No answer found: {what} Near miss: you defined {renames}. Rename yours to the name after "
+                  "the arrow: the grader looks for the exact names the exercise uses.",
+            "zh": "未找到答案：{what} 名称相近：你定义的是 {renames}。请改成箭头后面的名称：评分器只按练习规定的名称精确查找。",
+        },
+        "check.not_run": {
+            "en": "{name} is defined in {unit}, but the code there raised {error} before {name} was defined, so "
+                  "there is no answer to check: fix that code.",
+            "zh": "{name} 定义在{unit}，但那里的代码在定义 {name} 之前就抛出了 {error}，因此没有可检查的答案：请修正这段代码。",
+        },
+        "check.not_run_interrupted": {
+            "en": "{name} is defined in {unit}, but the code there was interrupted after {seconds:g} s, its share "
+                  "of the time, before {name} was defined: define it before the long work, or shorten the work.",
+            "zh": "{name} 定义在{unit}，但那里的代码在定义 {name} 之前就因用完时间份额（{seconds:g} 秒）被中断："
+                  "请在耗时的代码之前定义它，或缩短这部分工作。",
+        },
         "check.not_implemented": {
             "en": "{name} is not implemented yet.",
             "zh": "{name} 尚未实现。",
@@ -171,26 +187,31 @@ add_all(
             "zh": "评分器在此检查上出错（不是你的问题，请报告）：{error}",
         },
         "cell.error": {
-            "en": "cell {cell}: {type}: {message}",
-            "zh": "单元格 {cell}：{type}：{message}",
+            "en": "{unit}: {type}: {message}",
+            "zh": "{unit}：{type}：{message}",
         },
         "cell.line": {"en": " (line {line})", "zh": "（第 {line} 行）"},
         "cell.timeout": {
-            "en": "cell {cell}: did not finish within {seconds:g} s and was skipped",
-            "zh": "单元格 {cell}：未在 {seconds:g} 秒内完成，已跳过",
+            "en": "{unit}: did not finish within {seconds:g} s and was skipped",
+            "zh": "{unit}：未在 {seconds:g} 秒内完成，已跳过",
+        },
+        "cell.interrupted": {
+            "en": "{unit}: interrupted after {seconds:g} s, its share of the time{where}; what it had done "
+                  "by then is kept and the next cells ran",
+            "zh": "{unit}：运行 {seconds:g} 秒（它的时间份额）后被中断{where}；此前完成的结果已保留，后面的单元格照常运行",
         },
         "cell.crashed": {
-            "en": "cell {cell}: ended the process and was skipped",
-            "zh": "单元格 {cell}：结束了进程，已跳过",
+            "en": "{unit}: ended the process and was skipped",
+            "zh": "{unit}：结束了进程，已跳过",
         },
         "cell.forbidden_call": {
-            "en": "cell {cell}: made a system call the sandbox forbids (a system call table other than the "
+            "en": "{unit}: made a system call the sandbox forbids (a system call table other than the "
                   "machine's own), was stopped and skipped",
-            "zh": "单元格 {cell}：发起了沙箱禁止的系统调用（使用了本机以外的系统调用表），已被终止并跳过",
+            "zh": "{unit}：发起了沙箱禁止的系统调用（使用了本机以外的系统调用表），已被终止并跳过",
         },
         "cell.disk_full": {
-            "en": "cell {cell}: wrote more than {mib:g} MiB into the submission's folder, was stopped and skipped",
-            "zh": "单元格 {cell}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
+            "en": "{unit}: wrote more than {mib:g} MiB into the submission's folder, was stopped and skipped",
+            "zh": "{unit}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
         },
         "cell.unlisted": {
             "en": "and {count} more cells that failed to run (not listed)",
@@ -209,6 +230,13 @@ add_all(
         "page.run_date": {"en": "Graded on", "zh": "评分时间"},
         "page.duration": {"en": "{seconds} s", "zh": "{seconds} 秒"},
         "page.version": {"en": "Grader version", "zh": "评分器版本"},
+        "page.time": {"en": "Time", "zh": "时间"},
+        "page.time_shares": {
+            "en": "a budget of {budget} s: the cells run within the first {cells} s, each for at most {cell} s "
+                  "before it is interrupted (they ran {ran} s); the checks keep the last {checks} s",
+            "zh": "预算 {budget} 秒：单元格在前 {cells} 秒内运行，每个最多 {cell} 秒，超时即被中断（实际运行了 {ran} 秒）；"
+                  "最后 {checks} 秒留给检查",
+        },
         "page.seed": {"en": "Seed", "zh": "随机种子"},
         "page.seed_hint": {"en": "grade again with --seed {seed} to get the same inputs",
                            "zh": "使用 --seed {seed} 重新评分可得到相同的输入"},
@@ -225,10 +253,13 @@ add_all(
         "page.difference": {"en": "difference", "zh": "差值"},
         "page.largest": {"en": "largest difference", "zh": "最大差值"},
         "page.shapes_differ": {"en": "the shapes differ", "zh": "形状不同"},
-        "page.found": {"en": "Checked: your {name} (cell {cell})", "zh": "检查的是：你的 {name}（单元格 {cell}）"},
-        "page.where_object": {"en": "Your {name}: cell {cell}, line {line}", "zh": "你的 {name}：单元格 {cell}，第 {line} 行"},
-        "page.where_line": {"en": "Your code: cell {cell}, line {line}", "zh": "你的代码：单元格 {cell}，第 {line} 行"},
-        "page.where_cell": {"en": "Your code: cell {cell}", "zh": "你的代码：单元格 {cell}"},
+        "page.found": {"en": "Checked: your {name} ({unit})", "zh": "检查的是：你的 {name}（{unit}）"},
+        "page.where_object": {"en": "Your {name}: {unit}", "zh": "你的 {name}：{unit}"},
+        "page.where_code": {"en": "Your code: {unit}", "zh": "你的代码：{unit}"},
+        # How a student finds a place in their code: a notebook's cell by number, a module's by file and line.
+        "unit.cell": {"en": "cell {cell}", "zh": "单元格 {cell}"},
+        "unit.cell_line": {"en": "cell {cell}, line {line}", "zh": "单元格 {cell}，第 {line} 行"},
+        "unit.file_line": {"en": "{file}, line {line}", "zh": "{file}，第 {line} 行"},
         "page.error": {"en": "The error, in your code only", "zh": "错误（只显示你的代码）"},
         "page.frame": {"en": "{file}, line {line}, in {function}", "zh": "{file}，第 {line} 行，{function} 中"},
         "page.book.section": {"en": "Book: section {ref}", "zh": "参见书中第 {ref} 节"},
@@ -275,6 +306,34 @@ add_all(
         "status.error": {"en": "grader error", "zh": "评分器错误"},
         "status.skipped": {"en": "skipped", "zh": "跳过"},
         "term.total": {"en": "Total", "zh": "总分"},
+    }
+)
+
+# -- single-file mode: the files beside a submission that its caps left out ----------------------------------
+add_all(
+    {
+        "page.left_out_title": {"en": "Files not copied", "zh": "未复制的文件"},
+        "page.left_out": {
+            "en": "{count} files beside your submission were not copied for your code to open: the grader copies at "
+                  "most {max_files} files and {max_mib} MiB from its folder, the files your code names first. "
+                  "Not copied: {names}",
+            "zh": "你的提交旁有 {count} 个文件没有复制过来供代码打开：评分器最多从它的文件夹复制 {max_files} 个文件、"
+                  "共 {max_mib} MiB，代码中写到的文件优先。未复制：{names}",
+        },
+    }
+)
+
+# -- characters in messages: shown with repr, whitespace named, never as empty quotes ------------------------
+add_all(
+    {
+        "chars.list": {"en": "{first}, {rest}", "zh": "{first}、{rest}"},
+        "chars.none": {"en": "none", "zh": "无"},
+        "chars.empty": {"en": "an empty string", "zh": "空字符串"},
+        "chars.end": {"en": "the end of the string", "zh": "字符串末尾"},
+        "chars.space": {"en": "' ' (a space)", "zh": "' '（空格）"},
+        "chars.newline": {"en": "'\\n' (a newline)", "zh": "'\\n'（换行符）"},
+        "chars.tab": {"en": "'\\t' (a tab)", "zh": "'\\t'（制表符）"},
+        "chars.whitespace": {"en": "{char} (whitespace)", "zh": "{char}（空白字符）"},
     }
 )
 
@@ -515,7 +574,7 @@ add_all(
         "ci.annotation_title": {"en": "{exercise} · {check} {status}", "zh": "{exercise} · {check} {status}"},
         "ci.at_cell": {"en": " (cell {cell})", "zh": "（单元格 {cell}）"},
         "ci.at_cell_line": {"en": " (cell {cell}, line {line})", "zh": "（单元格 {cell}，第 {line} 行）"},
-        "ci.cell_title": {"en": "cell {cell} did not run", "zh": "单元格 {cell} 未能运行"},
+        "ci.cell_title": {"en": "{unit} did not run", "zh": "{unit} 未能运行"},
         "ci.summary_title": {"en": "Grading results: {path}", "zh": "评分结果：{path}"},
         "ci.verdict_pass": {
             "en": "Passed: {score:g} / {max:g} points ({percent:g}%), threshold {threshold:g}%",

@@ -21,9 +21,11 @@ from grader.render.text import json_text, one_line
 EXIT_FULL, EXIT_PARTIAL, EXIT_CANNOT_GRADE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # Ctrl-C during `grade batch`: the shell's code for SIGINT
 
-# torch warns on import when NumPy is absent; the grader never uses NumPy, and the warning would
-# break the promise of one clear line on stderr.
-warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+# Nothing but the grader's own lines on stderr: a library's warning (torch's when NumPy is absent,
+# nbformat's about a notebook without cell ids, ...) is nothing a student or an instructor can act on,
+# and it would break the promise of one clear line. GRADER_DEBUG=1 shows them, with tracebacks.
+if not os.environ.get("GRADER_DEBUG"):
+    warnings.simplefilter("ignore")
 os.environ.setdefault(*BLAS_THREADS)  # before anything imports torch
 
 
@@ -392,12 +394,13 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
 
 def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | None, lang: str,
            timeout: float) -> Any:
+    """One file, with the files beside it, as the student ran it (README, "Files beside the submission")."""
     from grader.judge import grade
     from grader.loading import LoadError
 
     try:
         return grade(submission, selected, launcher, seed=seeds.fresh() if seed is None else seed,
-                     lang=lang, timeout=timeout)
+                     lang=lang, timeout=timeout, beside=True)
     except LoadError as exc:
         _fail(catalogue.text(exc.key, lang, **exc.args_))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,12 +45,18 @@ def skipped(key: str, evidence: dict[str, Any] | None = None, **args: Any) -> Ou
 
 
 class NotFound(Exception):
-    """The submission holds no answer for this check; `what` says what was looked for (message key)."""
+    """The submission holds no answer for this check; `what` says what was looked for (message key).
+    A `name` among the message's args is also the name the judge explains the miss of (grader.near_miss)."""
 
     def __init__(self, what: str, **args: Any) -> None:
         super().__init__(what)
         self.what = what
         self.args_ = args
+
+    @property
+    def names(self) -> list[str]:
+        """The names in `name` ("SelfAttention_v1 / SelfAttention_v2" holds two)."""
+        return re.findall(r"[^\W\d]\w*", str(self.args_.get("name", "")))
 
 
 class Verdict(Exception):

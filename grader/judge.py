@@ -12,14 +12,15 @@ from typing import Any, Sequence
 
 import torch
 
-from grader import __version__, catalogue, seeds
+from grader import __version__, catalogue, near_miss, seeds
 from grader.catalogue import Msg
 from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
 from grader.launcher import Launcher
-from grader.loading import load, load_many
+from grader.loading import load, load_many, named_paths
 from grader.results import (CheckResult, ExerciseResult, RunResult, SubmissionInfo, bounded, count_cells,
                             stopped_because)
 from grader.sandbox.limits import Limits
+from grader.scratch import Siblings, siblings
 from grader.session import (
     BadReturn,
     BudgetExhausted,
@@ -33,20 +34,26 @@ from grader.session import (
 
 
 def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
-          lang: str = "en", timeout: float = 60.0, limits: Limits = Limits()) -> RunResult:
+          lang: str = "en", timeout: float = 60.0, limits: Limits = Limits(), beside: bool = False) -> RunResult:
     """Grade one file, or one student's files together. Raises grader.loading.LoadError when the
-    submission cannot be graded at all."""
+    submission cannot be graded at all. `beside`: one file also gets the files beside it, read-only
+    (the command line's single-file mode; README, "Files beside the submission"); an exercise's
+    bundled data file is then only the fallback for a student who has no file of that name."""
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     torch.set_num_threads(1)  # as in the child: on small tensors a thread pool only spins
     submission = load(source) if isinstance(source, Path) else load_many(source)
-    data = dict.fromkeys(path for exercise in exercises for path in exercise.data)
-    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed, data=list(data))
+    found = siblings(source, named_paths(submission.cells)) if beside and isinstance(source, Path) else Siblings()
+    own = {sibling.name for sibling in found.files}
+    data = dict.fromkeys(path for exercise in exercises for path in exercise.data if path.name not in own)
+    sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed,
+                      data=[*data, *found.files])
     try:
         try:
             sandbox.start()
         except ProbeFailure:
             pass  # whatever stopped the cells is recorded per cell; the checks report what is missing
+        cells_s = time.monotonic() - started
         results = tuple(_run_exercise(ex, sandbox, seed, lang) for ex in exercises)
         cells = sandbox.cell_records()
         output = sandbox.output_tail()
@@ -59,12 +66,15 @@ def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher
         started_at=started_at,
         duration_s=time.monotonic() - started,
         submission=SubmissionInfo(str(submission.path), submission.sha256, submission.kind,
-                                  tuple(p.name for p in submission.files) if submission.support else ()),
+                                  tuple(p.name for p in submission.files) if submission.support else (),
+                                  left_out=found.note()),
         cells=cells,
         exercises=results,
         protections=tuple(sandbox.protections),
         output_tail=output,
         cell_counts=count_cells(cells),
+        budget_s=timeout,
+        cells_s=cells_s,
     ))
 
 
@@ -87,13 +97,15 @@ def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) ->
 
 def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Generator,
                lang: str) -> CheckResult:
+    missed: list[str] = []  # the names the check looked for in vain, to explain a NotFound with
     try:
-        outcome = check.fn(sandbox, exercise.reference, rng)
+        with near_miss.recording(missed):
+            outcome = check.fn(sandbox, exercise.reference, rng)
     except Verdict as exc:
         outcome = exc.outcome
     except NotFound as exc:
         what = Msg(exercise.message_key(exc.what), exc.args_)
-        outcome = Outcome("failed", "check.not_found", {"what": what})
+        outcome = near_miss.explain(sandbox, what, [*missed, *exc.names])
     except ProbeFailure as exc:
         outcome = probe_failure_outcome(exc)
     except Exception as exc:  # a bug in the grader: reported as ours, never as the student's

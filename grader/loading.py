@@ -5,10 +5,12 @@ small function so it can be tested alone (the nbgrader preprocessor idea without
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import re
 import tokenize
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Sequence
@@ -108,9 +110,12 @@ def load(path: Path) -> Submission:
 
 
 def split_module(text: str, filename: str) -> tuple[Cell, ...]:
-    """A module is one cell, or one per `# %%` block (the percent format editors use)."""
+    """A module runs as a notebook does: one cell per `# %%` block where the student marked them (the
+    percent format editors use), else one per top-level statement (a def, class, for, with or if block
+    is one). So a statement that raises, or a training loop stopped for time, costs itself and not what
+    the file defines after it; `python file.py` would have stopped there, a teacher reading on would not."""
     lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if _PERCENT_CELL.match(line)]
+    starts = [i for i, line in enumerate(lines) if _PERCENT_CELL.match(line)] or statement_starts(lines)
     if not starts or starts[0] != 0:
         starts = [0] + starts
     bounds = zip(starts, starts[1:] + [len(lines)])
@@ -120,10 +125,43 @@ def split_module(text: str, filename: str) -> tuple[Cell, ...]:
     )
 
 
+def statement_starts(lines: Sequence[str]) -> list[int]:
+    """The 0-based line on which each top-level statement starts (its first decorator, for a def or class);
+    lines before the first belong to it. A file Python cannot parse is split by its layout instead, so
+    one broken statement fails alone."""
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):  # ValueError: a null byte
+        return _starts_by_layout(lines)
+    starts = sorted({min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+                     for node in tree.body})
+    return [0, *starts[1:]] if starts else []
+
+
+_CONTINUATION = re.compile(r"(else|elif|except|finally)\b")
+
+
+def _starts_by_layout(lines: Sequence[str]) -> list[int]:
+    """Where a statement can start in text that does not parse: a line at column 0 that is not a comment,
+    once the statement before it closes its brackets and strings and is more than decorators."""
+    starts: list[int] = []
+    statement: list[str] = []
+    for i, line in enumerate(lines):
+        code = line[:1] not in ("", " ", "\t", "#", "\n", "\r") and not _CONTINUATION.match(line)
+        decorators = all(not part.strip() or part.lstrip().startswith(("@", "#")) for part in statement)
+        if code and (not statement or (not decorators and _complete("".join(statement)))):
+            starts.append(i)
+            statement = []
+        statement.append(line)
+    return [0, *starts[1:]] if starts else []
+
+
 def notebook_cells(text: str, path: Path) -> list[Cell]:
     try:
-        nb = nbformat.reads(text, as_version=4)
-        nbformat.validate(nb)
+        with warnings.catch_warnings():  # a cell without an id (older notebooks): nothing the student must fix
+            warnings.simplefilter("ignore")
+            nb = nbformat.reads(text, as_version=4)
+            nbformat.validate(nb)
     except Exception as exc:  # nbformat raises JSON, schema and version errors of many types
         raise LoadError("cli.bad_notebook", path=str(path), error=_first_line(exc)) from None
     return [
@@ -200,3 +238,27 @@ def _writefile(cell: Cell, args: str, body: list[str], skipped: list[str]) -> Ce
 def _first_line(exc: Exception) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0][:300] if lines else type(exc).__name__
+
+
+def named_paths(cells: Sequence[Cell]) -> set[str]:
+    """The paths the code's strings spell, whole and part by part, so that single-file mode can copy a
+    sub-folder the code names (grader.scratch.siblings): `'data/input.txt'`, `os.path.join('data', ...)`
+    and `Path('data') / 'input.txt'` all name `data`. Read, never run."""
+    named: set[str] = set()
+    for cell in cells:
+        for literal in _string_literals(cell.source):
+            parts = [p for p in re.split(r"[\\/]+", literal) if p not in ("", ".", "..")]
+            named.update(parts)
+            named.update("/".join(parts[:end]) for end in range(2, len(parts) + 1))
+    return named
+
+
+# A comment, or a string literal (its quotes, then its body), matched left to right as Python reads
+# them, so a quote inside a comment or inside another string opens nothing.
+_LITERAL = re.compile(r"#[^\n]*|('''|\"\"\"|'|\")((?:\\.|(?!\1).)*?)\1", re.DOTALL)
+
+
+def _string_literals(source: str) -> list[str]:
+    """The body of each string literal in `source`, escapes as written (an f-string's whole body). A scan,
+    not the tokenizer: a notebook of thousands of cells costs milliseconds, a broken cell no more."""
+    return [match.group(2) for match in _LITERAL.finditer(source) if match.group(1)]

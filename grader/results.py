@@ -12,8 +12,10 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from itertools import islice
 from typing import Any, Literal, Mapping, Sequence, get_args
 
+from grader.catalogue import Msg
+
 Status = Literal["passed", "failed", "error", "skipped"]
-CellStatus = Literal["ok", "error", "timeout", "crashed", "skipped"]
+CellStatus = Literal["ok", "error", "interrupted", "timeout", "crashed", "skipped"]
 
 # What one result holds at most, whatever the submission (README, "JSON result"): a notebook of 8,000
 # cells costs a line of counts, not megabytes in every output and in each gradebook row.
@@ -27,6 +29,7 @@ TEXT_CHARS = 2_000  # a string in a check's evidence
 ITEMS = 256  # the items of a list or mapping in a check's evidence
 EVIDENCE_CHARS = 16_000  # a check's evidence as JSON: the two caps above halve until it fits
 FILES = 100  # the names in submission.files
+LEFT_OUT = 20  # the names in submission.left_out
 
 _NOTEBOOK_CELL = re.compile(r"<cell (\d+)>")
 
@@ -87,6 +90,9 @@ class SubmissionInfo:
     sha256: str
     kind: Literal["py", "ipynb"]
     files: tuple[str, ...] = ()  # every file graded together, when a submission has more than one
+    # Single-file mode, when its caps kept files beside the submission out of the scratch folder:
+    # {"count", "names" (the first LEFT_OUT), "max_files", "max_mib"} (grader.scratch.Siblings.note).
+    left_out: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,8 @@ class RunResult:
     protections: tuple[str, ...]
     output_tail: str = ""
     cell_counts: dict[str, int] = field(default_factory=dict)  # every cell, listed or not, by status
+    budget_s: float = 0.0  # the --timeout it was graded with (grader.shares divides it; 0: not recorded)
+    cells_s: float = 0.0  # how long its cells ran, first time through, before the checks
 
     @property
     def score(self) -> float:
@@ -150,7 +158,8 @@ def bounded(run: RunResult) -> RunResult:
         run,
         cells=tuple(kept[n] for n in sorted(kept)),
         exercises=tuple(replace(e, checks=tuple(_bounded_check(c) for c in e.checks)) for e in run.exercises),
-        submission=replace(run.submission, files=run.submission.files[:FILES]),
+        submission=replace(run.submission, files=run.submission.files[:FILES],
+                           left_out=capped(run.submission.left_out, SHORT_CHARS, LEFT_OUT)),
     )
 
 
@@ -236,6 +245,14 @@ def deepest_frame(error: Any) -> dict[str, Any] | None:
     return frames[-1] if frames else None
 
 
+def where(record: CellRecord | None, cell: int, line: int | None = None) -> Msg:
+    """How the student finds a cell, or a line in it, in their own editor: a notebook's cell by its
+    number (its lines count from 1), a module's statement by the file and the file's line."""
+    if record is not None and record.file and not _NOTEBOOK_CELL.fullmatch(record.file):
+        return Msg("unit.file_line", {"file": record.file, "line": line or record.first_line})
+    return Msg("unit.cell_line", {"cell": cell, "line": line}) if line else Msg("unit.cell", {"cell": cell})
+
+
 def cell_at(cells: Sequence[CellRecord], file: str, line: int) -> CellRecord | None:
     """The cell a traceback frame is in: named by a notebook's `<cell N>`, else found by line range
     (a .py file's `# %%` blocks share one file name)."""
@@ -273,6 +290,8 @@ def to_json(run: RunResult) -> dict[str, Any]:
         "exercises": [_exercise_json(e) for e in run.exercises],
         "cells": [_plain(c) for c in run.cells],
         "cell_counts": dict(run.cell_counts),
+        "budget_s": run.budget_s,
+        "cells_s": round(run.cells_s, 3),
         "protections": list(run.protections),
         "output_tail": run.output_tail,
     }
@@ -312,4 +331,6 @@ def from_json(data: dict[str, Any]) -> RunResult:
         protections=tuple(data["protections"]),
         output_tail=data.get("output_tail", ""),
         cell_counts=data.get("cell_counts") or count_cells(cells),
+        budget_s=data.get("budget_s", 0.0),
+        cells_s=data.get("cells_s", 0.0),
     ))

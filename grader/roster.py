@@ -9,9 +9,11 @@ the zip declares, then what it actually yields) so a lying header cannot fill th
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 import unicodedata
 import zipfile
@@ -27,6 +29,7 @@ from grader.loading import GRADED_SUFFIXES
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.
 MAX_ZIP_ENTRIES = 20_000
 MAX_ZIP_BYTES = 1 << 30
+MAX_READ = 1 << 20  # of each code file, for the modules it imports (a learner imports at the top)
 
 # Clutter that editors, macOS and Jupyter leave beside the work (hidden names are ignored too).
 IGNORED_NAMES = {"__MACOSX", "__pycache__", ".ipynb_checkpoints"}
@@ -109,19 +112,24 @@ class _Roster:
         if not source.exists():
             raise RosterError("roster.missing", path=str(source))
         if source.is_dir():
-            self.add_folder(source)
+            self.add_folder(source, source.resolve().name)
         elif _is_zip(source):
-            self.add_folder(self.unpack(source))
+            self.add_folder(self.unpack(source), source.stem)
         elif source.suffix in GRADED_SUFFIXES or self.pattern:
             self.add_entry(source)
         else:
             raise RosterError("roster.bad_source", path=str(source))
 
-    def add_folder(self, folder: Path) -> None:
-        """Each entry is one student's; a folder that only wraps another (as many zips do) is looked through."""
+    def add_folder(self, folder: Path, name: str) -> None:
+        """Each entry is one student's; a folder that only wraps another (as many zips do) is looked through,
+        and one whose code files use one another is one student's work, named `name` (_one_students_work)."""
         entries = _source_listing(folder)
         if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
-            entries = _source_listing(entries[0])
+            folder, name = entries[0], entries[0].name
+            entries = _source_listing(folder)
+        if self.pattern is None and _one_students_work(entries):
+            self.hand_in(name, self.walk(folder), folder)
+            return
         for entry in entries:
             self.add_entry(entry)
 
@@ -268,6 +276,54 @@ def _source_listing(folder: Path) -> list[Path]:
         return _listing(folder)
     except OSError as exc:
         raise RosterError("roster.unreadable", path=str(folder), error=exc.strerror or str(exc)) from None
+
+
+def _one_students_work(entries: list[Path]) -> bool:
+    """Whether a folder's entries are one student's work: its .py and .ipynb files all hang together
+    through imports of one another's modules (a notebook and the `attention.py` it imports), and nothing
+    else in it is a submission (no zip, no folder holding code). Students do not import each other's
+    files, so a class's folder keeps one student per file (even where two files of one student do).
+    The files are read as text for module names; nothing is run."""
+    graded = [e for e in entries if e.is_file() and not e.is_symlink() and e.suffix in GRADED_SUFFIXES]
+    others = [e for e in entries if e not in graded and not e.is_symlink()]
+    if any(_is_zip(e) or (e.is_dir() and _holds_code(e)) for e in others):
+        return False
+    modules = {p.stem for p in graded if p.suffix == ".py" and p.stem.isidentifier()} - sys.stdlib_module_names
+    stems = {p.stem for p in graded}
+    if len(stems) < 2 or not modules:
+        return False
+    importing = re.compile(r"\b(?:from|import)\s+(" + "|".join(map(re.escape, sorted(modules))) + r")\b")
+    uses: dict[str, set[str]] = {stem: set() for stem in stems}
+    for path in graded:
+        for module in set(importing.findall(_text(path))) - {path.stem}:
+            uses[path.stem].add(module)
+            uses[module].add(path.stem)
+    reached: set[str] = set()
+    pending = [next(iter(stems))]
+    while pending:
+        stem = pending.pop()
+        if stem not in reached:
+            reached.add(stem)
+            pending.extend(uses[stem])
+    return reached == stems
+
+
+def _holds_code(folder: Path) -> bool:
+    """Whether a .py, .ipynb or zip lies anywhere under `folder` (links not followed, clutter left out)."""
+    for _, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if not _ignored(f)]
+        if any(_is_submission_file(Path(f)) for f in files if not _ignored(f)):
+            return True
+    return False
+
+
+def _text(path: Path) -> str:
+    """The start of a file as text, for the names of the modules it imports ("" when it cannot be read)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(MAX_READ).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _ignored(name: str) -> bool:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import torch
 
-from grader import protocol, seeds, wire
+from grader import protocol, seeds, shares, wire
 from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
@@ -105,7 +105,6 @@ class Sandbox:
         self.budget_s = budget_s
         self.limits = limits
         self.probe_timeout = probe_timeout
-        self.cell_timeout = max(5.0, budget_s / 2)
         self.deadline = time.monotonic() + budget_s
         self.scratch = Scratch((*data, *submission.files))  # the student's own copy of a data file wins
         self.output = _output_file()
@@ -174,16 +173,24 @@ class Sandbox:
         previous = self.records.get(cell.number)
         if previous is not None and previous.status in ("timeout", "crashed"):
             return True
+        # A cell interrupted before runs again, in a replay, only as long as any late cell: what it built
+        # before the long part is what later cells need, and the budget pays for it once.
+        share = shares.MIN_UNIT if previous is not None and previous.status == "interrupted" else shares.cell_share(
+            self.budget_s, self.budget_s - (self.deadline - time.monotonic()))
         args = {
             "number": cell.number,
             "source": cell.source,
             "filename": cell.filename,
             "first_line": cell.first_line,
             "writefile": list(cell.writefile) if cell.writefile else None,
+            "share": share,
         }
         record = _record(cell, "ok")
         try:
-            self._exchange({"op": "run_cell", "args": args}, f"cell {cell.number}", self.cell_timeout)
+            answer = self._exchange({"op": "run_cell", "args": args}, f"cell {cell.number}", shares.kill_after(share))
+            stopped = answer.get("interrupted") if isinstance(answer, dict) else None
+            if stopped is not None:
+                record = _record(cell, "interrupted", {**_clean_error(stopped), "seconds": round(share, 1)})
         except StudentError as exc:
             record = _record(cell, "error", exc.detail)
         except ProbeTimeout as exc:

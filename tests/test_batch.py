@@ -75,9 +75,12 @@ def make_class(folder: Path) -> dict[str, str]:
     expected["ivan"] = "ungradable"
     write(folder / "hana.py", "")
     write(folder / "nia.py", "def broken(:\n    pass\n")
-    write(folder / "max.py", "while True:\n    pass\n" + ANSWERS)
-    for name in ("hana", "nia", "max"):
+    for name in ("hana", "nia"):
         expected[name] = "zero"
+    # A loop that never ends before the answers: interrupted at its share of the time, the answers after it
+    # graded in full (a .py file runs statement by statement).
+    write(folder / "max.py", "while True:\n    pass\n" + ANSWERS)
+    expected["max"] = "full"
     for name, attack in ATTACKS.items():
         write(folder / f"{name}.py", attack + ANSWERS)
         expected[name] = "full"
@@ -301,6 +304,18 @@ def test_export_rerenders_without_grading(graded_class, tmp_path: Path) -> None:
     assert grade_command("export", outdir, "--format", "html", "-o", tmp_path / "site").returncode == 0
     assert (tmp_path / "site" / "index.html").read_text(encoding="utf-8") == \
         (outdir / "index.html").read_text(encoding="utf-8")
+
+
+def test_one_students_folder_is_graded_as_that_student(tmp_path: Path) -> None:
+    """`grade batch chen/`: the folder of a learner whose notebook imports her module is one student, graded
+    with both files together, not a class of two half-submissions."""
+    chen = tmp_path / "chen"
+    write(chen / "attention.py", ANSWERS)
+    write(chen / "answers.ipynb", notebook("from attention import *", "print('imported')"))
+    done = grade_command("batch", chen, "-e", "3.1", "-o", tmp_path / "out", "-j", 1)
+    assert done.returncode == 0, done.stderr
+    [row] = jsonl(tmp_path / "out").values()
+    assert row["student"] == "chen" and row["result"]["score"] == row["result"]["max_score"] == 10
 
 
 def test_what_cannot_run_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -148,8 +148,9 @@ def test_junit_well_formed_with_a_hostile_error(grade_file: Grade) -> None:
     assert failure.message.startswith("v1 raised ValueError: bad ::set-output name=x::y\n::error::pwned %0A 100% <img")
     cells = failure.text.split("\n\n")[-1].splitlines()
     assert cells[0] == "Cells that failed to run"
-    assert cells[1] == "  cell 2: RuntimeError: bad ::set-output name=x::y (line %d)" % line_of(
-        hostile_source(), "raise RuntimeError(HOSTILE)")
+    raised = line_of(hostile_source(), "raise RuntimeError(HOSTILE)")  # in the last `# %%` block, the line before
+    assert cells[1] == "  submission.py, line %d: RuntimeError: bad ::set-output name=x::y (line %d)" % (
+        raised - 1, raised)
 
 
 def test_xml_text_drops_what_xml_forbids() -> None:
@@ -198,7 +199,7 @@ def test_annotations_notebook_cell_on_line_one_with_cell_in_title(grade_file: Gr
     call = next(c for c in run.cells if c.cell == number["call"])
     assert lines == [
         f"::error file=book.ipynb,line=1,title=cell {number['call']} did not run {where}::"
-        + escape_data(cell_problem(call.cell, call.status, call.error, "en")),
+        + escape_data(cell_problem(call, "en")),
         f"::error file=book.ipynb,line=1,title=3.1 · agree failed {where}::{check(run, '3.1', 'agree').message}",
         f"::error file=book.ipynb,line=1,title=3.1 · parameters failed (cell {number['classes']}%2C line {made})"
         f"::{check(run, '3.1', 'parameters').message}",
@@ -219,8 +220,9 @@ def test_annotations_hostile_message_cannot_start_a_command(grade_file: Grade, t
         assert command == "error" and set(properties) <= {"file", "line", "title"}
         assert properties["file"] == "submission.py"
     cell_line, agree_line = lines[0], lines[1]
-    assert runner_parse(cell_line)[1] == {"file": "submission.py", "title": "cell 2 did not run",
-                                         "line": str(line_of(source, "raise RuntimeError(HOSTILE)"))}
+    raised = line_of(source, "raise RuntimeError(HOSTILE)")
+    assert runner_parse(cell_line)[1] == {"file": "submission.py", "title": f"submission.py, line {raised - 1} did not run",
+                                         "line": str(raised)}
     message = check(run, "3.1", "agree").messages["en"]
     assert runner_parse(agree_line)[2] == clean(message).replace("\ud800", "\ufffd")
     data = agree_line.split("::", 2)[2]
@@ -241,7 +243,7 @@ def test_annotations_name_the_file_of_a_submission_of_several(grade_file: Grade,
     run = grade_file([tmp_path / "answer.py", tmp_path / "zz_helper.py"], "3.2")
     assert run.submission.files == ("answer.py", "zz_helper.py")
     (line,) = annotations(run, "en", root=tmp_path)
-    assert line.startswith("::error file=zz_helper.py,line=2,title=cell 2 did not run::")
+    assert line.startswith("::error file=zz_helper.py,line=2,title=zz_helper.py%2C line 2 did not run::")
 
 
 def test_escaping_follows_the_actions_toolkit() -> None:
@@ -284,8 +286,9 @@ def test_step_summary_lists_cells_and_escapes_student_text(grade_file: Grade) ->
     assert "&lt;img src=x onerror=alert(1)&gt; \\[link\\](http:\u200b//evil) \\| a \\| b \\|" in summary
     rows = [line for line in summary.splitlines() if line.startswith("|")]
     assert len(rows) == 5 and all(len(UNESCAPED_PIPE.findall(row)) == 6 for row in rows)
-    assert summary.endswith("### Cells that failed to run\n\n- cell 2: RuntimeError: bad ::set-output name=x::y "
-                            f"(line {line_of(hostile_source(), 'raise RuntimeError(HOSTILE)')})\n")
+    raised = line_of(hostile_source(), "raise RuntimeError(HOSTILE)")
+    assert summary.endswith(f"### Cells that failed to run\n\n- submission.py, line {raised - 1}: RuntimeError: bad "
+                            f"::set-output name=x::y (line {raised})\n")
 
 
 def test_step_summary_says_when_the_grader_failed(grade_file: Grade) -> None:
@@ -328,5 +331,6 @@ def test_ci_keys_in_every_language() -> None:
     for key in keys:
         for lang in catalogue.LANGS:
             shown = catalogue.text("ci." + key, lang, exercise="3.1", title="t", check="c", score=1, max=2,
-                                   count=1, status="s", cell=3, line=4, path="p", percent=50, threshold=80)
+                                   count=1, status="s", cell=3, line=4, unit="cell 3", path="p", percent=50,
+                                   threshold=80)
             assert shown and "{" not in shown

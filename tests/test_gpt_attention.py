@@ -7,6 +7,7 @@ the submission wrote, so it can call it and set its gamma and beta.
 """
 from __future__ import annotations
 
+import nbformat
 import pytest
 import torch
 
@@ -267,7 +268,8 @@ def test_trick_missing_version(grade_file: Grade) -> None:
 
 
 def test_trick_without_its_x(grade_file: Grade) -> None:
-    """x rebound to another shape later in the same cell: the version cannot be checked, and the message says why."""
+    """x rebound to another shape later in the same notebook cell: the version cannot be checked, and the
+    message says why. (In a .py file each statement is a cell of its own: the x bound before is found.)"""
     source = """\
 import torch
 x = torch.randn(4, 8, 2)
@@ -276,8 +278,11 @@ wei = wei / wei.sum(1, keepdim=True)
 xbow2 = wei @ x
 x = torch.randn(4, 8, 32)
 """
-    run = grade_file(source, TRICK)
+    run = grade_file(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])), TRICK,
+                     suffix=".ipynb")
     c = failed_with(run, TRICK, "matrix", "gpt.trick.no_x")
+    module = grade_file(source, TRICK)
+    assert check(module, TRICK, "matrix").status == "passed", check(module, TRICK, "matrix").message
     assert "rebinds x" in c.message and "[4, 8, 2]" in c.message
     assert c.evidence["object"] == {"name": "xbow2", "cell": 1}
 
@@ -365,7 +370,7 @@ def test_head_of_another_signature_is_judged_by_its_instance(grade_file: Grade) 
     source = edit(HEAD_LECTURE, "def __init__(self, head_size):", "def __init__(self, n_embd, head_size):")
     run = grade_file(source + "\nhead = Head(32, 16)\n", HEAD)
     all_passed(run, HEAD)
-    assert check(run, HEAD, "reference").evidence["object"] == {"name": "head", "cell": 1}
+    assert check(run, HEAD, "reference").evidence["object"]["name"] == "head"  # the statement that built it
 
 
 # -- gpt.layernorm -----------------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ def test_cells_that_failed_are_listed_and_student_text_cleaned(grade_file: Grade
     run = grade_file(source)
     data = valid(results(run, None, "en"))
     assert "\nCells that failed to run:\n" in data["output"]
-    assert re.search(r"^  cell 2: ValueError: boom red \(line \d+\)$", data["output"], re.M)
+    assert re.search(r"^  submission\.py, line \d+: ValueError: boom red \(line \d+\)$", data["output"], re.M)
     assert "\x1b" not in json.dumps(data) and "\\u001b" not in json.dumps(data)
     assert data["score"] == run.score == run.max_score  # the answers still count
 

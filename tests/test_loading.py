@@ -29,14 +29,50 @@ def write_notebook(path: Path, *cells) -> Path:
 
 
 # -- .py files ---------------------------------------------------------------------------------------
-def test_module_without_markers_is_one_cell(tmp_path: Path) -> None:
+SCRIPT = (
+    '"""A learner\'s script."""\n'          # 1
+    "import torch  # 注释\n"                # 2
+    "x = 1; y = 2\n"                        # 3
+    "\n"                                    # 4
+    "@staticmethod\n"                       # 5
+    "def f(a,\n"                            # 6
+    "      b):\n"                           # 7
+    "    return a\n"                        # 8
+    "# a note between statements\n"        # 9
+    "class Head:\n"                         # 10
+    "    pass\n"                            # 11
+    "for step in range(3):\n"               # 12
+    "    x += step\n"                       # 13
+    "else:\n"                               # 14
+    "    pass\n"                            # 15
+    'text = """\n'                          # 16
+    "not code\n"                            # 17
+    '"""\n'                                 # 18
+    'if __name__ == "__main__":\n'          # 19
+    "    print(x)\n"                        # 20
+)
+
+
+def test_module_without_markers_runs_statement_by_statement(tmp_path: Path) -> None:
+    """A def, class, for or if block is one statement with its decorators and clauses; a line of several
+    simple statements is one; comments and blank lines go with the statement before them."""
     path = tmp_path / "answer.py"
-    path.write_text("import torch\n\nx = 1\n", encoding="utf-8")
+    path.write_text(SCRIPT, encoding="utf-8")
     sub = load(path)
     assert sub.kind == "py"
-    assert [(c.number, c.source, c.first_line, c.filename) for c in sub.cells] == [
-        (1, "import torch\n\nx = 1\n", 1, "answer.py"),
-    ]
+    assert [(c.number, c.first_line, c.filename) for c in sub.cells] == [
+        (1, 1, "answer.py"), (2, 2, "answer.py"), (3, 3, "answer.py"), (4, 5, "answer.py"), (5, 10, "answer.py"),
+        (6, 12, "answer.py"), (7, 16, "answer.py"), (8, 19, "answer.py")]
+    assert "".join(c.source for c in sub.cells) == SCRIPT
+    assert sub.cells[3].source == "@staticmethod\ndef f(a,\n      b):\n    return a\n# a note between statements\n"
+
+
+def test_a_module_that_does_not_parse_is_split_by_its_layout(tmp_path: Path) -> None:
+    """One broken statement (a missing colon) fails alone: the statements around it are their own cells,
+    split where the parsed file would have been."""
+    path = tmp_path / "answer.py"
+    path.write_text(SCRIPT.replace("class Head:", "class Head"), encoding="utf-8")
+    assert [c.first_line for c in load(path).cells] == [1, 2, 3, 5, 10, 12, 16, 19]
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 import pytest
 
 from conftest import SOLUTION, Grade, check, mutant, mutations
+from grader.loading import split_module
 from grader.render import figures, html, source
 from grader.results import CellRecord, RunResult, to_json
 
@@ -264,7 +265,7 @@ def test_a_hostile_submission_is_shown_as_text(page_of) -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in text  # raised by forward, and by the cell
     assert not dom.find_all("script") and not dom.find_all("img")
     problems = dom.find("section", id="cells")
-    assert "cell 2" in problems.text("en") and "RuntimeError" in problems.text("en")
+    assert "submission.py, line " in problems.text("en") and "RuntimeError" in problems.text("en")
     assert problems.find("pre", cls="excerpt").find("span", cls="marked").text().startswith("→ 15")
     assert "<script>alert(1)</script>" in dom.find("section", id="output").find("pre").text()
 
@@ -280,9 +281,12 @@ def test_json_holds_every_language_and_the_cells_source(grade_file: Grade) -> No
             assert set(c["messages"]) == set(c["titles"]) == {"en", "zh"}
             assert c["message"] == c["messages"]["en"] and c["messages"]["zh"] != c["messages"]["en"]
     agree = data["exercises"][0]["checks"][0]
-    assert agree["evidence"]["object"] == {"name": "transfer_weights", "cell": 1}
-    assert data["cells"][0]["source"] == mutant(mutations.SA_BUGS, "query_key_swapped")
-    assert data["cells"][0]["first_line"] == 1
+    # the statement that defines the answer, quoted with its own source and the line it starts on
+    statement = next(c for c in split_module(mutant(mutations.SA_BUGS, "query_key_swapped"), "submission.py")
+                     if c.source.startswith("def transfer_weights"))
+    assert agree["evidence"]["object"] == {"name": "transfer_weights", "cell": statement.number}
+    quoted = next(c for c in data["cells"] if c["cell"] == statement.number)
+    assert (quoted["source"], quoted["first_line"]) == (statement.source, statement.first_line)
 
 
 def test_not_found_is_rendered_in_every_language(grade_file: Grade) -> None:

@@ -95,6 +95,62 @@ def test_a_single_wrapping_folder_is_looked_through(tmp_path: Path, workdir: Pat
     assert roster_of(students) == {"alice": ["alice.py"], "bob": ["answer.ipynb"]}
 
 
+def one_students_folder(folder: Path) -> Path:
+    """What a learner keeps: a notebook that imports the module beside it, the lecture's text, a data folder."""
+    write(folder / "attention.py", "import torch\nclass CausalAttention: ...\n")
+    write(folder / "answers.ipynb", '{"cells": [{"cell_type": "code", "source": ["from attention import *\\n"]}]}')
+    write(folder / "gpt_lecture.py", "import attention\nimport torch\n")
+    write(folder / "input.txt", "First Citizen:\n")
+    write(folder / "data" / "weights.csv", "1,2\n")
+    return folder
+
+
+def test_one_students_folder_is_that_student(tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grade batch alice/`: her files use one another, so they are her work, not three students."""
+    alice = one_students_folder(tmp_path / "alice")
+    students, skipped = collect([alice], workdir)
+    assert roster_of(students) == {"alice": ["answers.ipynb", "attention.py", "gpt_lecture.py", "input.txt",
+                                             "weights.csv"]}
+    assert skipped == []
+    wrapped = one_students_folder(tmp_path / "download" / "bob")
+    assert roster_of(collect([wrapped.parent], workdir)[0]) == {"bob": roster_of(students)["alice"]}
+    monkeypatch.chdir(alice)  # `grade batch .` from inside her folder
+    assert roster_of(collect([Path(".")], workdir)[0]).keys() == {"alice"}
+
+
+def test_one_students_zip_is_named_by_the_zip(tmp_path: Path, workdir: Path) -> None:
+    archive = make_zip(tmp_path / "carol.zip", {"attention.py": "", "answers.py": "from attention import *\n"})
+    assert roster_of(collect([archive], workdir)[0]) == {"carol": ["answers.py", "attention.py"]}
+
+
+@pytest.mark.parametrize("case", ["not_all_linked", "student_folders", "zip", "pattern", "stdlib_name"])
+def test_a_class_folder_stays_one_student_per_file(tmp_path: Path, workdir: Path, case: str) -> None:
+    """Only a folder whose code hangs together is one student's: a class's own folder never is, even where
+    one student's two files import each other, beside other students' files and folders."""
+    source = tmp_path / "class"
+    write(source / "ann.py", "import ann_helper\n")
+    write(source / "ann_helper.py", "")
+    expected = {"ann": ["ann.py"], "ann_helper": ["ann_helper.py"]}
+    pattern = None
+    if case == "not_all_linked":
+        write(source / "bob.ipynb", "{}")
+        expected["bob"] = ["bob.ipynb"]
+    elif case == "student_folders":
+        write(source / "dan" / "lib" / "main.py")
+        expected["dan"] = ["main.py"]
+    elif case == "zip":
+        make_zip(source / "eve.zip", {"main.py": ""})
+        expected["eve"] = ["main.py"]
+    elif case == "pattern":
+        pattern, expected = r"^([a-z]+)", {"ann": ["ann.py", "ann_helper.py"]}
+    else:  # a student named like a module of Python's own, which the other one imports
+        (source / "ann_helper.py").unlink()
+        write(source / "ann.py", "import random\n")
+        write(source / "random.py", "")
+        expected = {"ann": ["ann.py"], "random": ["random.py"]}
+    assert roster_of(collect([source], workdir, pattern)[0]) == expected
+
+
 def test_symlinks_are_never_followed(tmp_path: Path, workdir: Path) -> None:
     secret = write(tmp_path / "outside" / "secret.py")
     source = tmp_path / "class"

@@ -19,7 +19,7 @@ from pathlib import Path
 from grader import catalogue
 from grader.render import source
 from grader.render.text import STATUS_ICONS, cell_problem, cell_problems, clean
-from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult
+from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult, where
 
 MESSAGE_WIDTH = 500  # a summary row quotes a message, it does not reproduce a traceback (1 MiB per step)
 
@@ -135,8 +135,8 @@ def _cell_annotation(run: RunResult, record: CellRecord, lang: str, base: Path) 
     if frame is not None:
         site, line = source.cell_at(run.cells, frame["file"], frame["line"]) or record, frame["line"]
     return _command(run, site, line if isinstance(line, int) else None,
-                    catalogue.text("ci.cell_title", lang, cell=record.cell),
-                    cell_problem(record.cell, record.status, record.error, lang), lang, base)
+                    catalogue.text("ci.cell_title", lang, unit=where(record, record.cell)),
+                    cell_problem(record, lang), lang, base)
 
 
 def _command(run: RunResult, site: CellRecord | None, line: int | None, title: str, message: str,

@@ -13,10 +13,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from grader import catalogue
+from grader import catalogue, shares
+from grader.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import STATUS_ICONS, cell_problem, clean
-from grader.results import RunResult, frames_of
+from grader.render.text import STATUS_ICONS, cell_problem, clean, left_out
+from grader.results import RunResult, frames_of, where
 
 GLYPHS = {"seen": "●", "blind": "○", "masked": "", "leak": "✕"}
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
@@ -31,12 +32,16 @@ def render(run: RunResult) -> str:
     def quote(evidence: dict[str, Any]) -> source.Excerpt | None:
         return source.for_check(run.cells, evidence)
 
+    def place(cell: int, line: int | None = None) -> Msg:
+        return where(next((c for c in run.cells if c.cell == cell), None), cell, line)
+
     problems = [
-        (record, catalogue.every_lang(lambda each: cell_problem(record.cell, record.status, record.error, each)),
-         source.for_cell(record))
+        (record, catalogue.every_lang(lambda each: cell_problem(record, each)), source.for_cell(record))
         for record in run.cells if record.status != "ok"
     ]
-    return ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, cell_problems=problems)
+    notes = catalogue.every_lang(lambda each: left_out(run, each))
+    return ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, place=place,
+                                                       cell_problems=problems, left_out=notes)
 
 
 def number(value: float | None) -> str:
@@ -89,5 +94,6 @@ ENV.globals.update(
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     visibility=figures.visibility, comparison=figures.comparison, side_by_side=figures.side_by_side,
     breakdown=figures.breakdown, frames_of=frames_of, book_reference=source.book_reference,
+    time_shares=shares.summary,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from grader import catalogue
-from grader.render.text import STATUS_ICONS, cell_problems, one_line
+from grader.render.text import STATUS_ICONS, cell_problems, left_out, one_line
 from grader.results import RunResult
 
 _HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}
@@ -65,6 +65,9 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
         return (shown or label) + " " * (label_w - width(label)) + _GAP + _rjust(points, points_w)
 
     lines = [f"{one_line(run.submission.path)}  (seed {run.seed})"]
+    note = left_out(run, lang)
+    if note:
+        lines.append(_INDENT + one_line(note))
     lines += [_INDENT + one_line(problem) for problem in cell_problems(run, lang)]
     for exercise in run.exercises:
         header = ljust(one_line(exercise.id), lead) + one_line(exercise.title)

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from grader import catalogue
-from grader.results import RunResult, stopped_because
+from grader.results import CellRecord, RunResult, stopped_because, where
 
 # The status of a check as a glyph, shown beside its word in every renderer (never colour alone).
 STATUS_ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}
@@ -47,23 +47,36 @@ def one_line(value: object) -> str:
     return " ".join(clean(value).split()).replace("::", ":\u200b:")
 
 
+def left_out(run: RunResult, lang: str) -> str:
+    """The note for files beside a single submission that the caps kept out of its scratch folder (a
+    student whose script cannot open its data should learn why); "" when none was."""
+    note = run.submission.left_out
+    if not note:
+        return ""
+    names = ", ".join(note["names"]) + (", …" if note["count"] > len(note["names"]) else "")
+    return catalogue.text("page.left_out", lang, count=note["count"], names=names, max_files=note["max_files"],
+                          max_mib=note["max_mib"])
+
+
 def cell_problems(run: RunResult, lang: str) -> list[str]:
     """A line for each cell the result lists as not run cleanly, and one counting those it does not list."""
-    lines = [cell_problem(c.cell, c.status, c.error, lang) for c in run.cells if c.status != "ok"]
+    lines = [cell_problem(c, lang) for c in run.cells if c.status != "ok"]
     if run.unlisted_problems:
         lines.append(catalogue.text("cell.unlisted", lang, count=run.unlisted_problems))
     return lines
 
 
-def cell_problem(cell: int, status: str, error: dict[str, Any] | None, lang: str) -> str:
-    """One line for a cell that did not run cleanly (shared by every renderer)."""
-    error = error or {}
-    if status == "timeout":
-        return catalogue.text("cell.timeout", lang, cell=cell, seconds=error.get("seconds", 0))
-    if status == "crashed":
+def cell_problem(record: CellRecord, lang: str) -> str:
+    """One line for a cell (or a module's statement) that did not run cleanly (shared by every renderer)."""
+    error, unit = record.error or {}, where(record, record.cell)
+    at = catalogue.text("cell.line", lang, line=error["line"]) if error.get("line") else ""
+    if record.status == "timeout":
+        return catalogue.text("cell.timeout", lang, unit=unit, seconds=error.get("seconds", 0))
+    if record.status == "interrupted":
+        return catalogue.text("cell.interrupted", lang, unit=unit, seconds=error.get("seconds", 0), where=at)
+    if record.status == "crashed":
         cause = stopped_because(error.get("how"))
-        return catalogue.text(f"cell.{cause[0]}" if cause else "cell.crashed", lang, cell=cell,
+        return catalogue.text(f"cell.{cause[0]}" if cause else "cell.crashed", lang, unit=unit,
                               **(cause[1] if cause else {}))
-    where = catalogue.text("cell.line", lang, line=error["line"]) if error.get("line") else ""
     message = str(error.get("message", "")).splitlines()[0][:300] if error.get("message") else ""
-    return catalogue.text("cell.error", lang, cell=cell, type=error.get("type", "Error"), message=message + where)
+    return catalogue.text("cell.error", lang, unit=unit, type=error.get("type", "Error"), message=message + at)

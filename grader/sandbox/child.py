@@ -8,6 +8,7 @@ from __future__ import annotations
 import linecache
 import os
 import random
+import signal
 import socket
 import sys
 import traceback
@@ -36,6 +37,7 @@ class Child:
         self.objects: list[Any] = []
         self.refs: dict[int, int] = {}  # id(object) -> handle; self.objects keeps every id alive
         self.history: list[tuple[int, str, Any]] = []  # (cell, name, object) for every binding made
+        self.sources: dict[str, list[str]] = {}  # each file's lines, as its cells have run
         self.ops: dict[str, Callable[..., Any]] = {
             "run_cell": self.run_cell,
             "inventory": self.inventory,
@@ -64,21 +66,40 @@ class Child:
 
     # -- cells ------------------------------------------------------------------------------------
     def run_cell(self, number: int, source: str, filename: str, first_line: int,
-                 writefile: list[Any] | None = None) -> dict[str, Any]:
+                 writefile: list[Any] | None = None, share: float | None = None) -> dict[str, Any]:
+        """Run one cell (a notebook's, or a statement of a module). Past `share` seconds it is interrupted
+        as Jupyter's Stop button does it: KeyboardInterrupt in the student's code, what it bound so far
+        kept, and the answer says where it stopped."""
         if writefile:
             return self.write_file(*writefile)
         self.own_files.add(filename)
         padded = "\n" * (first_line - 1) + source
-        linecache.cache[filename] = (len(padded), None, padded.splitlines(keepends=True), filename)
+        self._remember_source(filename, first_line, source)
         before = {name: id(value) for name, value in self.namespace.items()}
+        stopped: dict[str, Any] | None = None
+        timer = interrupt_after(share)
         try:
             code = compile(padded, filename, "exec")
-            exec(code, self.namespace)
+            with timer:
+                exec(code, self.namespace)
+        except KeyboardInterrupt as exc:
+            if not timer.fired:
+                raise
+            stopped = {"seconds": share, **self.error_info(exc)}
         finally:
             for name, value in list(self.namespace.items()):
                 if before.get(name) != id(value) and not name.startswith("__"):
                     self.history.append((number, name, value))
-        return {"bound": sorted({n for c, n, _ in self.history if c == number})}
+        return {"bound": sorted({n for c, n, _ in self.history if c == number}), "interrupted": stopped}
+
+    def _remember_source(self, filename: str, first_line: int, source: str) -> None:
+        """The file's lines as far as its cells have shown them, for tracebacks: a function a module's
+        earlier statement defined still shows its source when a later one calls it."""
+        lines = self.sources.setdefault(filename, [])
+        new = source.splitlines(keepends=True)
+        lines.extend([""] * (first_line - 1 + len(new) - len(lines)))
+        lines[first_line - 1:first_line - 1 + len(new)] = new
+        linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
 
     def write_file(self, name: str, content: str, append: bool) -> dict[str, Any]:
         scratch = Path.cwd().resolve()
@@ -225,6 +246,30 @@ class Child:
         return info
 
 
+class interrupt_after:
+    """A context in which SIGALRM, `seconds` on, raises KeyboardInterrupt in whatever runs (None: never).
+    `fired` tells that interrupt from a KeyboardInterrupt the student's code raised itself. Code that
+    catches it or replaces the handler does not stop: the judge's deadline, a little later, kills it."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.fired = False
+
+    def _fire(self, signum: int, frame: Any) -> None:
+        self.fired = True
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> "interrupt_after":
+        if self.seconds:
+            signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def _display(*objects: Any, **_: Any) -> None:
     """Jupyter's display(), as plain printing, so notebooks that call it still run."""
     print(*objects)
@@ -276,6 +321,7 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
         walls.uid = isolation.own_uid(readable)
     active = walls.protections + limits.apply(sandbox_limits, count_processes=walls.counts_processes)
     sys.path.insert(0, scratch)
+    sys.argv = [config["submission"]]  # as `python file.py` gives it: argparse in a script sees no options
     random.seed(config["seed"])
     seed_torch(config["seed"])
     # The exercises' tensors are small: a second thread only spins, taking a core from the judge or from

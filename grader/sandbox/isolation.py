@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from grader.sandbox.confine import _libc, _prctl, die_with_parent
-from grader.scratch import ENTRIES, usage
+from grader.scratch import ENTRIES, READ_ONLY, usage
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -237,11 +237,14 @@ def _own_uid(pid: int, readable: tuple[str, ...]) -> int | None:
 
 def become(uid: int, scratch: str) -> None:
     """Drop to `uid` (its own group, no others), owning only the scratch folder: no capability is left in
-    any namespace, so file permissions and RLIMIT_NPROC hold as for any user. Dumpable again afterwards
+    any namespace, so file permissions and RLIMIT_NPROC hold as for any user. A file the judge copied
+    read-only (grader.scratch.READ_ONLY: the files beside a single submission) stays root's, so the
+    submission can read it but neither write it nor make it writable. Dumpable again afterwards
     (a uid change clears it), so the submission can read its own /proc/self."""
     for folder, dirs, files in os.walk(scratch):
         for name in (folder, *(os.path.join(folder, n) for n in (*dirs, *files))):
-            os.lchown(name, uid, uid)
+            if stat.S_IMODE(os.lstat(name).st_mode) != READ_ONLY:
+                os.lchown(name, uid, uid)
     _empty_bounding_set()
     os.setgroups([])
     os.setgid(uid)

@@ -225,9 +225,9 @@ def assert_safe_rendering(run: RunResult) -> None:
 @pytest.mark.parametrize("how", ["exit_sys", "exit_os"])
 def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
     """sys.exit is a cell error (SystemExit); os._exit crashes its cell, which is then left out.
-    A .py file is one cell unless `# %%` splits it: an exit before the answers in the same cell means
-    nothing is found; after them, in its own block, the answers keep their points. Notebook cells
-    are independent: every answer cell keeps its points."""
+    A .py file without `# %%` runs statement by statement: the exit is its own statement, and the answers
+    after it in the same file keep their points, as they do after it in a `# %%` block of their own or in
+    a notebook's cell."""
     attack = hostile.attack(how)
     status = "error" if how == "exit_sys" else "crashed"
     if kind == "py":
@@ -236,14 +236,9 @@ def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
         source = notebook(attack, SOURCE) if where == "before" else notebook(SOURCE, attack)
     run = hostile.grade(source, "3.1", suffix=f".{kind}", timeout=30)
     no_grader_errors(run)
-    if kind == "py" and where == "before":
-        assert cells(run) == [(1, status)]
-        nothing_found(run)
-        exit_cell = 1
-    else:
-        exit_cell = 1 if where == "before" else 2
-        assert cells(run) == sorted([(exit_cell, status), (3 - exit_cell, "ok")])
-        assert statuses(run, "3.1") == ALL_31 and run.full_marks
+    exit_cell = {("py", "before"): 2, ("py", "after"): 2, ("ipynb", "before"): 1, ("ipynb", "after"): 2}[kind, where]
+    assert [c for c in cells(run) if c[1] != "ok"] == [(exit_cell, status)]
+    assert statuses(run, "3.1") == ALL_31 and run.full_marks
     record = cell(run, exit_cell)
     if how == "exit_sys":
         assert error_type(record) == "SystemExit"
@@ -255,8 +250,10 @@ def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
 
 # -- 2. hangs ------------------------------------------------------------------------------------------
 def test_infinite_loop_at_import(hostile: Hostile) -> None:
+    """The loop is interrupted at its share of the budget, as Jupyter's Stop button would; the answers in the
+    next cell are graded in full."""
     run = hostile.grade(before(hostile.attack("hang_import")), "3.1", timeout=20)
-    assert cells(run) == [(1, "timeout"), (2, "ok")]
+    assert cells(run) == [(1, "interrupted"), (2, "ok")]
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -285,12 +282,13 @@ def test_infinite_loop_in_forward(hostile: Hostile) -> None:
 
 # -- 3. resources ---------------------------------------------------------------------------------------
 def test_memory_bomb(hostile: Hostile) -> None:
-    """Allocating until failure ends the cell (MemoryError at the memory cap, or a killed child);
-    the answers in the next cell still run and keep their points."""
+    """Allocating until failure ends the cell (MemoryError at the memory cap, a killed child, or, on a slow
+    machine, the interrupt at its share of the time); the answers in the next cell still run and keep
+    their points."""
     run = hostile.grade(before(hostile.attack("memory_bomb")), "3.1", timeout=60)
     assert hostile.elapsed < 45, hostile.elapsed
     record = cell(run, 1)
-    assert record.status in ("error", "crashed"), record
+    assert record.status in ("error", "crashed", "interrupted"), record
     if record.status == "error":
         assert error_type(record) == "MemoryError"
     assert cell(run, 2).status == "ok"
@@ -328,7 +326,7 @@ def test_patched_torch_comparisons(hostile: Hostile) -> None:
     """torch.allclose, torch.equal, assert_close, Tensor.__eq__ always "succeed" in the child: the
     judge compares in its own process, so the wrong answer gets exactly what it gets alone."""
     run = hostile.grade(WRONG + "\n" + hostile.attack("patch_torch_compare"), WRONG_EXERCISES)
-    assert cells(run) == [(1, "ok")]
+    assert all(status == "ok" for _, status in cells(run))
     assert verdict(run) == WRONG_VERDICT
     assert check(run, "3.1", "parameters").message_key == "3.1.parameters.wrong"
     assert check(run, "mask", "reference").message_key == "mask.reference.mismatch"
@@ -414,6 +412,8 @@ def test_kill_own_process_group(hostile: Hostile) -> None:
 
 
 def test_ignored_signals_then_loop(hostile: Hostile) -> None:
+    """Signals ignored, the interrupting alarm among them: the loop cannot be stopped, so it is killed at
+    its share's end and left out of the replay."""
     run = hostile.grade(after(hostile.attack("ignore_signals")), "3.1", timeout=20)
     assert cells(run) == [(1, "ok"), (2, "timeout")]
     assert statuses(run, "3.1") == ALL_31
@@ -511,9 +511,10 @@ def test_reference_is_out_of_reach(hostile: Hostile, attack: str) -> None:
     """A submission that only re-exports the judge's reference: the import (or the read) fails in the
     sandbox, the error is recorded, and nothing is found to grade."""
     run = hostile.grade(hostile.attack(attack), "3.1,3.2,3.3")
-    record = cell(run, 1)
-    assert record.status == "error", f"the reference was reachable: score {run.score}/{run.max_score}"
-    assert error_type(record) in ("PermissionError", "ImportError", "ModuleNotFoundError"), record
+    raised = [r for r in every_cell(run) if r.status != "ok"]  # the statement that tried (and any using it)
+    assert raised, f"the reference was reachable: score {run.score}/{run.max_score}"
+    record = raised[0]
+    assert record.status == "error" and error_type(record) in ("PermissionError", "ImportError", "ModuleNotFoundError"), record
     nothing_found(run)
 
 

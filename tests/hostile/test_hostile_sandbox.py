@@ -80,7 +80,7 @@ def test_no_socket_but_af_unix_through_other_tables_or_io_uring(hostile: Hostile
         assert record.status == "error" and record.error and "io_uring_setup" in record.error["message"]
     else:  # ended by the filter, and replayed without it
         assert record.status == "crashed" and record.error == {"how": {"signal": signal.SIGSYS}}, record
-        assert "cell 2: made a system call the sandbox forbids" in terminal.render(run, None, color=False)
+        assert ", line " in terminal.render(run, None, color=False).split(": made a system call the sandbox forbids")[0]
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -148,7 +148,7 @@ def test_a_submission_cannot_fill_the_disk(hostile: Hostile, without: str) -> No
         assert "disk-watch" in run.protections and "disk-quota" not in run.protections
         record = cell(run, 2)
         assert record.status == "crashed" and record.error == {"how": {"disk_bytes": quota}}, record
-        assert "cell 2: wrote more than 256 MiB into the submission's folder" in terminal.render(run, None, color=False)
+        assert ": wrote more than 256 MiB into the submission's folder" in terminal.render(run, None, color=False)
         filled = [int(line.split()[1]) for line in printed(run, "FILLED")]
         assert max(filled, default=0) * MIB < 4 * quota, filled  # stopped within a few files of the quota
     assert statuses(run, "3.1") == ALL_31
