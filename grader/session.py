@@ -24,7 +24,7 @@ from grader.launcher import LaunchError, Launcher
 from grader.loading import Cell, Submission
 from grader.results import CellRecord, CellStatus
 from grader.sandbox.limits import Limits
-from grader.scratch import Scratch
+from grader.scratch import Copied, Scratch
 
 T = TypeVar("T")
 
@@ -98,7 +98,7 @@ class _Child:
 class Sandbox:
     def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
                  limits: Limits = Limits(), probe_timeout: float = 10.0, seed: int = 0,
-                 data: Sequence[Path] = ()) -> None:
+                 data: Sequence[Copied] = ()) -> None:
         self.submission = submission
         self.seed = seed  # the run's secret: the child's own RNGs start from a seed derived from it (grader.seeds)
         self.launcher = launcher
