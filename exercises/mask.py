@@ -104,10 +104,11 @@ EXERCISE = Exercise(
         "short.ok": {"en": "Sequences of {lengths} tokens (shorter than the context of {context}) work.",
                      "zh": "长度为 {lengths} 的序列（短于上下文长度 {context}）都能运行。"},
         "short.raised": {
-            "en": "{cls} fails on a sequence of {tokens} token(s) (context length {context}): {error}. Slice the mask to the "
-                  "sequence: self.mask.bool()[:num_tokens, :num_tokens] (book section 3.5.3).",
-            "zh": "{cls} 在 {tokens} 个 Token（上下文长度 {context}）时出错：{error}。请把掩码裁剪到序列长度："
-                  "self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
+            "en": "{cls}, which the grader built with context_length={context}, fails on a sequence of {tokens} "
+                  "token(s): {error}. Slice the mask to the sequence: "
+                  "self.mask.bool()[:num_tokens, :num_tokens] (book section 3.5.3).",
+            "zh": "{cls}（评分器以 context_length={context} 构建）在 {tokens} 个 Token 的序列上出错：{error}。"
+                  "请把掩码裁剪到序列长度：self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
         },
         "short.unsliced": {
             "en": "{cls}: the first {tokens} token(s) of a sequence, run alone, give other outputs than the first "
