@@ -36,7 +36,7 @@ class LoadError(MessageError):
 
 @dataclass(frozen=True)
 class Cell:
-    number: int  # 1-based position among all of the notebook's cells (for a .py file: its % block)
+    number: int  # 1-based position among all of the notebook's cells (a .py file's: its statements or % blocks)
     source: str
     filename: str  # what tracebacks show
     first_line: int = 1  # where the cell starts in the file, so line numbers match the student's editor

@@ -69,7 +69,8 @@ class ExerciseResult:
 
 @dataclass(frozen=True)
 class CellRecord:
-    """What happened to one code cell (a .py file is one cell) when the sandbox ran it.
+    """What happened to one code cell (of a .py file: a top-level statement, or a `# %%` block) when the
+    sandbox ran it.
 
     The cell's source (as run: magics neutralised, line numbers kept) travels with it so that a
     renderer can quote the student's code without reading the submission file.

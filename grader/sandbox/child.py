@@ -77,7 +77,7 @@ class Child:
         self._remember_source(filename, first_line, source)
         before = {name: id(value) for name, value in self.namespace.items()}
         stopped: dict[str, Any] | None = None
-        timer = interrupt_after(share)
+        timer = InterruptAfter(share)
         try:
             code = compile(padded, filename, "exec")
             with timer:
@@ -246,7 +246,7 @@ class Child:
         return info
 
 
-class interrupt_after:
+class InterruptAfter:
     """A context in which SIGALRM, `seconds` on, raises KeyboardInterrupt in whatever runs (None: never).
     `fired` tells that interrupt from a KeyboardInterrupt the student's code raised itself. Code that
     catches it or replaces the handler does not stop: the judge's deadline, a little later, kills it."""
@@ -259,7 +259,7 @@ class interrupt_after:
         self.fired = True
         raise KeyboardInterrupt
 
-    def __enter__(self) -> "interrupt_after":
+    def __enter__(self) -> "InterruptAfter":
         if self.seconds:
             signal.signal(signal.SIGALRM, self._fire)
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
