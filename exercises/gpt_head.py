@@ -60,6 +60,16 @@ EXERCISE = Exercise(
               "使任何 Token 都看不到之后的 Token，在最后一维上做 softmax，再作用于 v。评分器以自选的 head_size "
               "构建 Head，载入新的权重，并在 eval 模式（关闭 dropout）下将输出与参考实现比较。",
     },
+    causes={
+        "bug.unscaled": r"softmax|\*\*\s*-?0?\.5|sqrt|@",
+        "bug.scale_n_embd": r"\*\*\s*-?0?\.5|sqrt",
+        "bug.scale_up": r"\*\*\s*-?0?\.5|sqrt",
+        "bug.no_mask": r"masked_fill|\btril\b",
+        "bug.mask_after_softmax": r"softmax|masked_fill",
+        "bug.mask_after_softmax_inf": r"softmax|masked_fill",
+        "bug.softmax_dim": r"softmax",
+        "bug.query_key_swapped": r"@|matmul|transpose",
+    },
     reference=gpt_attention,
     order=205,
     group="gpt",

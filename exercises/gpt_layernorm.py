@@ -46,6 +46,15 @@ EXERCISE = Exercise(
               "gamma * xhat + beta；gamma 初始为全 1，beta 初始为全 0，parameters() 返回 [gamma, beta]。评分器以自选"
               "的 dim 构建 LayerNorm1d，在新的随机行上调用它，并把 gamma 和 beta 设为自己的值。",
     },
+    causes={
+        "dim0": r"\.(mean|var|std)\(",
+        "no_eps": r"sqrt|eps|rsqrt",
+        "eps_outside": r"sqrt|eps|rsqrt",
+        "ignored": r"gamma|beta",
+        "gamma_ignored": r"gamma|beta",
+        "beta_ignored": r"gamma|beta",
+        "swapped": r"gamma|beta",
+    },
     reference=gpt_attention,
     order=206,
     group="gpt",

@@ -76,6 +76,19 @@ EXERCISE = Exercise(
               "都必须让每个 Token 只关注自己和之前的 Token，能处理比上下文长度短的序列，并对注意力权重归一化"
               "（见书 3.5 和 3.6 节）。评分器以 dropout 0 和新的随机输入构建每个类。",
     },
+    causes={
+        "bug.diagonal_zero": r"\b(triu|tril)\b|diagonal",
+        "bug.inverted_mask": r"\b(triu|tril)\b|masked_fill|~",
+        "bug.mask_not_applied": r"masked_fill|\bmask",
+        "bug.softmax_wrong_dim": r"softmax",
+        "bug.no_scaling": r"softmax|\*\*\s*0?\.5|sqrt",
+        "bug.scale_by_d_out": r"softmax|\*\*\s*0?\.5|sqrt",
+        "bug.no_split_transpose": r"\.(view|reshape|transpose|permute)\(",
+        "bug.no_merge_transpose": r"\.(transpose|permute|contiguous|view|reshape)\(",
+        "bug.mask_not_sliced": r"\bmask\w*\s*=|masked_fill",
+        "bug.mask_after_softmax_no_renorm": r"softmax|masked_fill|\b(triu|tril)\b",
+        "bug.query_key_swapped": r"@|matmul|bmm|einsum",
+    },
     reference=chapter3,
     order=4,
     messages={

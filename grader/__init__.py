@@ -10,7 +10,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "grade", "load_exercises", "default_launcher", "to_json", "RunResult"]
+__all__ = ["__version__", "grade", "load_exercises", "default_launcher", "to_json", "RunResult", "check"]
 
 _LAZY = {
     "grade": ("grader.judge", "grade"),
@@ -18,6 +18,9 @@ _LAZY = {
     "default_launcher": ("grader.launcher", "default_launcher"),
     "to_json": ("grader.results", "to_json"),
     "RunResult": ("grader.results", "RunResult"),
+    # In Jupyter (grader.jupyter): `from grader import check` and `%load_ext grader`.
+    "check": ("grader.jupyter", "check"),
+    "load_ipython_extension": ("grader.jupyter", "load_ipython_extension"),
 }
 
 

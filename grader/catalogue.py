@@ -115,6 +115,28 @@ add_all(
             "zh": "无法写入结果：{error}",
         },
         "cli.written": {"en": "feedback page: {path}", "zh": "反馈页面：{path}"},
+        "jupyter.no_kernel": {
+            "en": "check() grades the code a Jupyter kernel ran: call it in a notebook (or IPython), or run "
+                  "`grade EXERCISE FILE` in a terminal",
+            "zh": "check() 评阅的是 Jupyter 内核运行过的代码：请在笔记本（或 IPython）中调用，或在终端运行 "
+                  "`grade 练习 文件`",
+        },
+        "jupyter.no_saved": {
+            "en": "cannot tell which notebook file this kernel runs (the front end gave {named}): save the "
+                  "notebook and run `%grade EXERCISE path/to/notebook.ipynb`, or drop --saved to grade the "
+                  "code this kernel ran",
+            "zh": "无法确定此内核运行的是哪个笔记本文件（前端给出的是 {named}）：请保存笔记本后运行 "
+                  "`%grade 练习 路径/笔记本.ipynb`，或去掉 --saved 以评阅此内核运行过的代码",
+        },
+        "jupyter.judge_died": {
+            "en": "the grader's judge process stopped ({error}); run %grade again",
+            "zh": "评分器的评判进程意外结束（{error}）；请重新运行 %grade",
+        },
+        "jupyter.message": {"en": "{message}", "zh": "{message}"},
+        "jupyter.stopped": {
+            "en": "grading stopped: nothing of it is left running",
+            "zh": "评分已停止：相关进程均已结束",
+        },
         "check.not_found": {
             "en": "No answer found: {what}",
             "zh": "未找到答案：{what}",
@@ -260,11 +282,22 @@ add_all(
         "unit.cell": {"en": "cell {cell}", "zh": "单元格 {cell}"},
         "unit.cell_line": {"en": "cell {cell}, line {line}", "zh": "单元格 {cell}，第 {line} 行"},
         "unit.file_line": {"en": "{file}, line {line}", "zh": "{file}，第 {line} 行"},
+        "unit.input": {"en": "In [{count}]", "zh": "In [{count}]"},
+        "unit.input_line": {"en": "In [{count}], line {line}", "zh": "In [{count}]，第 {line} 行"},
         "page.error": {"en": "The error, in your code only", "zh": "错误（只显示你的代码）"},
         "page.frame": {"en": "{file}, line {line}, in {function}", "zh": "{file}，第 {line} 行，{function} 中"},
         "page.book.section": {"en": "Book: section {ref}", "zh": "参见书中第 {ref} 节"},
         "page.book.listing": {"en": "Book: listing {ref}", "zh": "参见书中代码清单 {ref}"},
         "page.measured": {"en": "What was measured", "zh": "测量结果"},
+        "inline.run": {"en": "{name} · seed {seed} · {seconds} s", "zh": "{name} · 种子 {seed} · {seconds} 秒"},
+        "page.same_figure.matrix": {"en": "The same who-sees-whom matrix is drawn under “{check}”.",
+                                    "zh": "同一张“谁能看到谁”矩阵图见“{check}”。"},
+        "page.same_figure.comparison": {"en": "The same expected/got values are shown under “{check}”.",
+                                        "zh": "同一组期望值与实际值见“{check}”。"},
+        "page.same_figure.side_by_side": {"en": "The same two outputs are shown side by side under “{check}”.",
+                                          "zh": "同一组并排输出见“{check}”。"},
+        "page.same_figure.breakdown": {"en": "The same parameter table is shown under “{check}”.",
+                                       "zh": "同一张参数表见“{check}”。"},
         "page.matrix.caption": {
             "en": "Who can see whom in {cls}: row i is output i, column j is token j; the grader changed "
                   "one token at a time and watched which outputs moved. {leaks} of {total} future positions leak.",

@@ -449,18 +449,12 @@ def _open(page: Path, lang: str) -> None:
 
 def _select(spec: str, lang: str) -> list[Any]:
     """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas, each once, in list order."""
-    exercises = _exercises(lang)
-    groups = {exercise.group for exercise in exercises.values()}
-    chosen: dict[str, Any] = {}
-    for name in spec.split(","):
-        if name == "all" or name in groups:
-            chosen.update((k, e) for k, e in exercises.items() if name in ("all", e.group))
-        elif name in exercises:
-            chosen[name] = exercises[name]
-        else:
-            choices = ", ".join([*exercises, *sorted(groups), "all"])
-            _fail(catalogue.text("cli.unknown_exercise", lang, name=name, choices=choices))
-    return sorted(chosen.values(), key=list(exercises.values()).index)
+    from grader.exercise import UnknownExercise, select
+
+    try:
+        return select(spec, _exercises(lang))
+    except UnknownExercise as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
 
 
 def _exercises(lang: str) -> dict[str, Any]:

@@ -91,9 +91,14 @@ class Exercise:
     # Files the submission expects beside it (a lecture's input.txt), copied into the scratch directory
     # before its cells run; a file of the same name that the student handed in takes their place.
     data: tuple[Path, ...] = ()
+    # Where a named mistake shows in the student's code: a diagnosis (a bug's message key, without the
+    # exercise's prefix) and a pattern for the lines that make it (the mask's `triu`, the `softmax` call),
+    # so the page quotes those lines of the class rather than its header.
+    causes: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
+        CAUSES.update((f"{self.id}.{key}", pattern) for key, pattern in self.causes.items())
 
     def check(self, id: str, points: float, title: Texts) -> Callable[[CheckFn], CheckFn]:
         """Register a check, in the order the page shows them."""
@@ -113,6 +118,17 @@ class Exercise:
         return local if catalogue.has(local) else key
 
 
+CAUSES: dict[str, str] = {}  # every exercise's causes, by the diagnosis's full message key
+
+
+def cause_of(diagnosis: Any, exercise_id: str) -> str | None:
+    """The pattern of the code lines behind a diagnosis: a full message key (another exercise's bug, as
+    3.3's notes name the mask's), or one of this exercise's own."""
+    if not isinstance(diagnosis, str):
+        return None
+    return CAUSES.get(diagnosis) or CAUSES.get(f"{exercise_id}.{diagnosis}")
+
+
 def discover(package: str = "exercises", folders: Sequence[Path] = ()) -> dict[str, Exercise]:
     """Every module of the package that defines EXERCISE, then every file of each instructor's folder
     that does, by id; modules and files starting with _ are helpers. A folder's files are the judge's
@@ -126,6 +142,26 @@ def discover(package: str = "exercises", folders: Sequence[Path] = ()) -> dict[s
         for module in _load_folder(Path(folder)):
             _register(module, found, replace=False)
     return dict(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+
+
+def select(spec: str, exercises: dict[str, Exercise]) -> list[Exercise]:
+    """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas, each once, in list order:
+    what `grade EXERCISE` and `%grade EXERCISE` take."""
+    groups = {exercise.group for exercise in exercises.values()}
+    chosen: dict[str, Exercise] = {}
+    for name in spec.split(","):
+        if name == "all" or name in groups:
+            chosen.update((k, e) for k, e in exercises.items() if name in ("all", e.group))
+        elif name in exercises:
+            chosen[name] = exercises[name]
+        else:
+            raise UnknownExercise("cli.unknown_exercise", name=name,
+                                  choices=", ".join([*exercises, *sorted(groups), "all"]))
+    return sorted(chosen.values(), key=list(exercises.values()).index)
+
+
+class UnknownExercise(MessageError):
+    """An exercise id or set that no exercise has."""
 
 
 def _register(module: ModuleType, found: dict[str, Exercise], replace: bool = True) -> None:

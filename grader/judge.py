@@ -6,6 +6,7 @@ each become a check result with its own message; only the last is marked "error"
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
@@ -14,9 +15,9 @@ import torch
 
 from grader import __version__, catalogue, near_miss, seeds
 from grader.catalogue import Msg
-from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict
+from grader.exercise import Check, Exercise, NotFound, Outcome, Verdict, cause_of
 from grader.launcher import Launcher
-from grader.loading import load, load_many, named_paths
+from grader.loading import Submission, load, load_many, named_paths
 from grader.results import (CheckResult, ExerciseResult, RunResult, SubmissionInfo, bounded, count_cells,
                             stopped_because)
 from grader.sandbox.limits import Limits
@@ -33,17 +34,20 @@ from grader.session import (
 )
 
 
-def grade(source: Path | Sequence[Path], exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
+def grade(source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
           lang: str = "en", timeout: float = 60.0, limits: Limits = Limits(), beside: bool = False) -> RunResult:
-    """Grade one file, or one student's files together. Raises grader.loading.LoadError when the
+    """Grade one file, one student's files together, or a submission already loaded (what a Jupyter
+    kernel ran). Raises grader.loading.LoadError when the
     submission cannot be graded at all. `beside`: one file also gets the files beside it, read-only
     (the command line's single-file mode; README, "Files beside the submission"); an exercise's
     bundled data file is then only the fallback for a student who has no file of that name."""
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     torch.set_num_threads(1)  # as in the child: on small tensors a thread pool only spins
-    submission = load(source) if isinstance(source, Path) else load_many(source)
-    found = siblings(source, named_paths(submission.cells)) if beside and isinstance(source, Path) else Siblings()
+    submission = source if isinstance(source, Submission) else load(source) if isinstance(source, Path) \
+        else load_many(source)
+    single = isinstance(source, (Path, Submission))
+    found = siblings(submission.path, named_paths(submission.cells)) if beside and single else Siblings()
     own = {sibling.name for sibling in found.files}
     data = dict.fromkeys(path for exercise in exercises for path in exercise.data if path.name not in own)
     sandbox = Sandbox(submission, launcher, budget_s=timeout, limits=limits, seed=seed,
@@ -115,6 +119,9 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
     if not catalogue.has(key):  # a check naming a message nobody wrote is the check's bug, not the student's
         outcome = Outcome("error", "check.grader_error", {"error": f"no message {key!r}"})
         key = outcome.key
+    cause = cause_of(outcome.evidence.get("diagnosis"), exercise.id)
+    if cause is not None:
+        outcome = replace(outcome, evidence={**outcome.evidence, "cause": cause})
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
     titles = catalogue.every_lang(lambda each: catalogue.pick(check.title, each))
     return CheckResult(

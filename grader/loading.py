@@ -28,6 +28,10 @@ _LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<magic>[!%].*)$")
 _ASSIGNED_MAGIC = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_]\w*)\s*=\s*(?P<magic>[!%].*)$")
 _HELP = re.compile(r"^\s*(\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})\s*$")
 _PERCENT_CELL = re.compile(r"^# %%")
+# A call of the grader's own notebook check (grader.jupyter) as a statement: it asks the grader to grade
+# this very code, which the sandbox is already doing, so it is not run there (as `%grade` is not).
+GRADER_CALL = re.compile(r"^(?P<indent>\s*)(assert\s+|[A-Za-z_]\w*\s*=\s*)?\(?(grader\.)?check\(")
+_IMPORTS_GRADER = re.compile(r"^\s*(from\s+grader\s+import\b.*\bcheck\b|import\s+grader\b)", re.MULTILINE)
 
 
 class LoadError(MessageError):
@@ -51,10 +55,11 @@ class Submission:
     sha256: str
     cells: tuple[Cell, ...] = field(default=())
     support: tuple[Path, ...] = ()  # the other files handed in beside it, copied into the scratch directory
+    on_disk: bool = True  # False for what a kernel ran: `path` names its notebook, which need not exist
 
     @property
     def files(self) -> tuple[Path, ...]:
-        return (self.path, *self.support)
+        return (self.path, *self.support) if self.on_disk else self.support
 
 
 GRADED_SUFFIXES = (".py", ".ipynb")
@@ -106,7 +111,21 @@ def load(path: Path) -> Submission:
     sha = hashlib.sha256(raw).hexdigest()
     if path.suffix == ".py":
         return Submission(path, "py", sha, split_module(text, path.name))
-    return Submission(path, "ipynb", sha, tuple(neutralise(c) for c in notebook_cells(text, path)))
+    return Submission(path, "ipynb", sha, neutralised(notebook_cells(text, path)))
+
+
+def kernel_inputs(inputs: Sequence[tuple[int, str]], path: Path) -> Submission:
+    """What a Jupyter kernel ran, in the order it ran (grader.jupyter): one cell per execution, named by
+    its execution count as the notebook shows it (`In [7]`), graded as a notebook of those cells."""
+    cells = [Cell(number=count, source=source, filename=f"<In [{count}]>") for count, source in inputs]
+    digest = hashlib.sha256("".join(f"{count}\0{source}\0" for count, source in inputs).encode())
+    return Submission(path, "ipynb", digest.hexdigest(), neutralised(cells), on_disk=False)
+
+
+def neutralised(cells: Sequence[Cell]) -> tuple[Cell, ...]:
+    """Each cell neutralised; the grader's own check calls too where a cell imports the grader."""
+    calls = any(_IMPORTS_GRADER.search(cell.source) for cell in cells)
+    return tuple(neutralise(cell, grader_calls=calls) for cell in cells)
 
 
 def split_module(text: str, filename: str) -> tuple[Cell, ...]:
@@ -171,11 +190,12 @@ def notebook_cells(text: str, path: Path) -> list[Cell]:
     ]
 
 
-def neutralise(cell: Cell) -> Cell:
+def neutralise(cell: Cell, grader_calls: bool = False) -> Cell:
     """Keep what a cell means in Jupyter without running anything but Python.
 
     Line numbers are preserved (a neutralised line becomes `pass`), so errors point at the
-    student's own line.
+    student's own line. `grader_calls`: a `check(...)` statement is the grader's (`from grader import
+    check`), not the student's own function of that name, and is left out like `%grade`.
     """
     lines = cell.source.splitlines()
     skipped: list[str] = []
@@ -187,16 +207,24 @@ def neutralise(cell: Cell) -> Cell:
         if name not in BODY_MAGICS:
             return Cell(cell.number, "", cell.filename, cell.first_line, tuple(skipped))
         lines[0] = ""
-    if not any(_LINE_MAGIC.match(line) or _ASSIGNED_MAGIC.match(line) or _HELP.match(line) for line in lines):
+    call = GRADER_CALL if grader_calls else _NEVER
+    if not any(_LINE_MAGIC.match(line) or _ASSIGNED_MAGIC.match(line) or _HELP.match(line) or call.match(line)
+               for line in lines):
         # Most cells: nothing to neutralise, so no need to tokenize them line by line (3 ms a notebook).
         return Cell(cell.number, "\n".join(lines) + "\n", cell.filename, cell.first_line, tuple(skipped))
     out: list[str] = []
     statement: list[str] = []  # the lines of the Python statement still open (a bracket, a string)
+    dropped = False  # whether that statement is a grader call, left out line by line
     for line in lines:
         assigned = _ASSIGNED_MAGIC.match(line)
         magic = _LINE_MAGIC.match(line)
+        grader_call = call.match(line)
         if statement:
-            out.append(line)
+            out.append("" if dropped else line)
+        elif grader_call:
+            skipped.append(line.strip()[:200])
+            out.append(f"{grader_call['indent']}pass")
+            dropped = True
         elif assigned:
             skipped.append(assigned["magic"].strip()[:200])
             out.append(f"{assigned['indent']}{assigned['target']} = []")
@@ -208,10 +236,14 @@ def neutralise(cell: Cell) -> Cell:
             out.append(line[: len(line) - len(line.lstrip())] + "pass")
         else:
             out.append(line)
-        statement.append(out[-1])
+        statement.append(line if dropped else out[-1])
         if _complete("\n".join(statement)):
             statement.clear()
+            dropped = False
     return Cell(cell.number, "\n".join(out) + "\n", cell.filename, cell.first_line, tuple(skipped))
+
+
+_NEVER = re.compile(r"(?!)")
 
 
 def _complete(source: str) -> bool:

@@ -32,6 +32,7 @@ FILES = 100  # the names in submission.files
 LEFT_OUT = 20  # the names in submission.left_out
 
 _NOTEBOOK_CELL = re.compile(r"<cell (\d+)>")
+_KERNEL_INPUT = re.compile(r"<In \[(\d+)\]>")  # a cell as a Jupyter kernel ran it (grader.loading.kernel_inputs)
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,18 @@ class RunResult:
     @property
     def grader_fault(self) -> bool:
         return any(c.status == "error" for e in self.exercises for c in e.checks)
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result (`check("3.1")` as a cell's last line) as its inline feedback."""
+        from grader.render.html import fragment
+
+        return fragment(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """A terminal IPython shows it as `grade` does in a terminal."""
+        from grader.render.terminal import render
+
+        printer.text(render(self, None, color=False))
 
     @property
     def unlisted_problems(self) -> int:
@@ -249,6 +262,8 @@ def deepest_frame(error: Any) -> dict[str, Any] | None:
 def where(record: CellRecord | None, cell: int, line: int | None = None) -> Msg:
     """How the student finds a cell, or a line in it, in their own editor: a notebook's cell by its
     number (its lines count from 1), a module's statement by the file and the file's line."""
+    if record is not None and _KERNEL_INPUT.fullmatch(record.file):
+        return Msg("unit.input_line", {"count": cell, "line": line}) if line else Msg("unit.input", {"count": cell})
     if record is not None and record.file and not _NOTEBOOK_CELL.fullmatch(record.file):
         return Msg("unit.file_line", {"file": record.file, "line": line or record.first_line})
     return Msg("unit.cell_line", {"cell": cell, "line": line}) if line else Msg("unit.cell", {"cell": cell})
@@ -257,7 +272,7 @@ def where(record: CellRecord | None, cell: int, line: int | None = None) -> Msg:
 def cell_at(cells: Sequence[CellRecord], file: str, line: int) -> CellRecord | None:
     """The cell a traceback frame is in: named by a notebook's `<cell N>`, else found by line range
     (a .py file's `# %%` blocks share one file name)."""
-    match = _NOTEBOOK_CELL.fullmatch(file)
+    match = _NOTEBOOK_CELL.fullmatch(file) or _KERNEL_INPUT.fullmatch(file)
     if match:
         return next((c for c in cells if c.cell == int(match.group(1))), None)
     return next((c for c in cells if c.file in ("", file)

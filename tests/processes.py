@@ -33,6 +33,15 @@ def children_of(parent: int) -> list[int]:
     return found
 
 
+def descendants(ancestor: int) -> list[int]:
+    """Every live process below `ancestor`: its children, theirs, and so on."""
+    found, level = [], [ancestor]
+    while level:
+        level = [child for parent in level for child in children_of(parent) if alive(child)]
+        found += level
+    return found
+
+
 def marked(markers: Iterable[bytes]) -> list[int]:
     """Live processes with one of the marker arguments on their command line (e.g. `sleep 987654`)."""
     wanted = set(markers)

@@ -11,6 +11,8 @@ skips these tests with the command that installs it, so the README's test comman
 """
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import shutil
@@ -25,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SOLUTION, mutant, mutations
+from grader.results import from_json
 from test_cli import grade, no_traceback
 
 OUTPUT = ROOT / "tests" / "output" / "browser"
@@ -110,8 +113,9 @@ def chromium() -> str:
     return found
 
 
-def visit(chromium: str, page: Path, *mode: str) -> Visit:
-    """Load `page` in a fresh headless Chromium whose only way out is the recording proxy."""
+def visit(chromium: str, page: Path, *mode: str, fonts: Path | None = None) -> Visit:
+    """Load `page` in a fresh headless Chromium whose only way out is the recording proxy; `fonts`: a
+    fontconfig file that limits the fonts it may use."""
     recorder = Recorder()
     with tempfile.TemporaryDirectory(prefix="chromium-") as home:
         command = [
@@ -131,7 +135,8 @@ def visit(chromium: str, page: Path, *mode: str) -> Visit:
             "--enable-logging=stderr", "--v=0",
             *mode, page.resolve().as_uri(),
         ]
-        env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/config", "XDG_CACHE_HOME": f"{home}/cache"}
+        env = {**os.environ, "HOME": home, "XDG_CONFIG_HOME": f"{home}/config", "XDG_CACHE_HOME": f"{home}/cache",
+               **({"FONTCONFIG_FILE": str(fonts)} if fonts else {})}
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 start_new_session=True, text=True, errors="replace")
         try:
@@ -159,10 +164,17 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, (exercises, submission, code) in runs.items():
         page = OUTPUT / f"{name}.html"
         page.unlink(missing_ok=True)
-        result = grade(exercises, submission, "--html", page, "--seed", "1", cwd=work)
+        result = grade(exercises, submission, "--html", page, "--json", work / f"{name}.json", "--seed", "1",
+                       cwd=work)
         assert result.code == code, result.stdout + result.stderr
         no_traceback(result)
         written[name] = page
+    # what a notebook shows under `%grade mask` (grader.jupyter), in a page of its own
+    inline = OUTPUT / "inline.html"
+    run = from_json(json.loads((work / "failing.json").read_text(encoding="utf-8")))
+    inline.write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>inline</title></head><body>'
+                      f'{run._repr_html_()}</body></html>', encoding="utf-8")
+    written["inline"] = inline
     return written
 
 
@@ -219,3 +231,89 @@ def test_the_failing_page_prints_to_pdf_offline(chromium: str, pages: dict[str, 
     assert printed.requests == [] and printed.console == []
     assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-"
     assert pdf.stat().st_size > 10_000  # every exercise, not a blank page
+
+
+# -- no missing glyphs --------------------------------------------------------------------------------------
+# Fonts as on a fresh machine: Chromium's own Liberation fonts and nothing else (no DejaVu, no emoji, no
+# symbol font). Chinese text needs a CJK font, which a Chinese reader's machine has; marks must need none.
+FRESH_FONTS = ("/usr/share/fonts/truetype/liberation", "/usr/share/fonts/truetype/liberation2")
+# Appended to a copy of a page: draws each visible character in the font its element uses and compares it
+# with a character no font has (U+E000): the same pixels mean an empty box. Checks each mark and icon is
+# drawn (an SVG of some size, no text in it). Writes what it found into the page, for --dump-dom.
+GLYPH_PROBE = r"""<script>
+addEventListener("load", () => {
+  const canvas = document.createElement("canvas"); canvas.width = 48; canvas.height = 48;
+  const ctx = canvas.getContext("2d", {willReadFrequently: true});
+  const pixels = (font, ch) => { ctx.clearRect(0, 0, 48, 48); ctx.font = font; ctx.textBaseline = "top";
+    ctx.fillText(ch, 4, 4); return ctx.getImageData(0, 0, 48, 48).data.join(""); };
+  const cjk = /[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]/;
+  const report = {boxes: [], characters: 0, marks: 0, bad_marks: []}, seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    if (!el || el.closest("script, style") || el.getClientRects().length === 0) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility !== "visible") continue;
+    const font = `${style.fontStyle} ${style.fontWeight} 32px ${style.fontFamily}`;
+    for (const ch of walker.currentNode.data) {
+      if (ch.codePointAt(0) < 0x80 || /\s/.test(ch) || cjk.test(ch) || seen.has(font + ch)) continue;
+      seen.add(font + ch); report.characters++;
+      if (pixels(font, ch) === pixels(font, "\ue000"))
+        report.boxes.push(`U+${ch.codePointAt(0).toString(16).toUpperCase()} ${ch} in <${el.tagName.toLowerCase()} class="${el.getAttribute("class") || ""}">`);
+    }
+  }
+  for (const mark of document.querySelectorAll(".mark, .icon, .swatch")) {
+    const box = mark.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;  // folded away
+    report.marks++;
+    if (mark.tagName.toLowerCase() !== "svg" || box.width < 8 || box.height < 8 || mark.textContent.trim())
+      report.bad_marks.push(mark.outerHTML.slice(0, 120));
+  }
+  const out = document.createElement("pre"); out.id = "glyph-report"; out.textContent = JSON.stringify(report);
+  document.body.append(out);
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def fresh_fonts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folders = [folder for folder in FRESH_FONTS if Path(folder).is_dir()]
+    if not folders:
+        pytest.fail("Chromium's Liberation fonts are missing (apt-get install -y fonts-liberation)", pytrace=False)
+    work = tmp_path_factory.mktemp("fonts")
+    config = work / "fonts.conf"
+    config.write_text('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+                      + "".join(f"<dir>{folder}</dir>" for folder in folders)
+                      + f"<cachedir>{work / 'cache'}</cachedir></fontconfig>", encoding="utf-8")
+    return config
+
+
+def glyph_report(chromium: str, page: Path, fonts: Path, tmp_path: Path) -> dict[str, object]:
+    probed = tmp_path / f"probed-{page.name}"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", GLYPH_PROBE + "</body>"), encoding="utf-8")
+    dom = visit(chromium, probed, "--dump-dom", "--window-size=1200,4000", fonts=fonts).stdout
+    found = re.search(r'<pre id="glyph-report">(.*?)</pre>', dom, re.S)
+    assert found is not None, dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_the_glyph_probe_sees_empty_boxes(chromium: str, fresh_fonts: Path, tmp_path: Path) -> None:
+    """Without this, "no empty box" could pass because the probe never sees one: the marks the page used
+    to type (a check mark, a cross, a book emoji) show as boxes with a fresh machine's fonts."""
+    page = tmp_path / "typed.html"
+    page.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+                    '<p>passed \u2713 failed \u2717 <span class="icon">\U0001f4d6</span> \u2192 ok</p></body></html>',
+                    encoding="utf-8")
+    report = glyph_report(chromium, page, fresh_fonts, tmp_path)
+    assert {box.split()[0] for box in report["boxes"]} == {"U+2713", "U+2717", "U+1F4D6"}, report  # type: ignore[union-attr]
+    assert report["bad_marks"], report
+
+
+@pytest.mark.parametrize("name", ["passing", "failing", "inline"])
+def test_marks_and_text_need_no_font_a_fresh_machine_lacks(chromium: str, pages: dict[str, Path],
+                                                            fresh_fonts: Path, tmp_path: Path, name: str) -> None:
+    report = glyph_report(chromium, pages[name], fresh_fonts, tmp_path)
+    assert report["boxes"] == [], report["boxes"]
+    assert report["bad_marks"] == [], report["bad_marks"]
+    assert report["marks"] >= (3 if name == "passing" else 10), report  # type: ignore[operator]
+    assert report["characters"] > 0, report  # type: ignore[operator]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 Evidence = Mapping[str, Any]
 
@@ -229,3 +229,42 @@ def _layers(value: Any) -> dict[str, Mapping[str, Any]] | None:
             return None
         layers[p["name"]] = p
     return layers
+
+
+# -- each figure once a page --------------------------------------------------------------------------
+# What each picture is drawn from: two checks whose evidence holds the same of these show one picture.
+_DRAWN_FROM = {
+    "matrix": ("class", "matrix"),
+    "comparison": ("class", "expected", "got", "at", "expected_shape", "got_shape"),
+    "side_by_side": ("v1_rows", "expected_rows"),
+    "breakdown": ("parameters", "reference_parameters"),
+}
+_DRAWS = {"matrix": visibility, "comparison": comparison, "side_by_side": side_by_side, "breakdown": breakdown}
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where one check's pictures go: `drawn` kinds are drawn with the check; `elsewhere` maps a kind to
+    the check (exercise id, check id) whose copy of the same picture the page draws instead."""
+
+    drawn: frozenset[str]
+    elsewhere: Mapping[str, tuple[str, str]]
+
+
+def place_figures(checks: Sequence[tuple[str, str, str, Evidence]]) -> dict[tuple[str, str], Placed]:
+    """For (exercise id, check id, status, evidence) in page order: each picture is drawn once, with the
+    first failed check that has it (shown open), else the first check that has it; the others point there."""
+    keys: dict[tuple[str, str], dict[str, str]] = {}
+    homes: dict[str, tuple[tuple[str, str], bool]] = {}  # picture -> (its check, whether that one failed)
+    for exercise, check, status, evidence in checks:
+        mine = {kind + repr([evidence.get(k) for k in fields]): kind for kind, fields in _DRAWN_FROM.items()
+                if _DRAWS[kind](evidence) is not None}
+        keys[(exercise, check)] = mine
+        for key in mine:
+            if key not in homes or (status == "failed" and not homes[key][1]):
+                homes[key] = ((exercise, check), status == "failed")
+    return {
+        at: Placed(frozenset(kind for key, kind in mine.items() if homes[key][0] == at),
+                   {kind: homes[key][0] for key, kind in mine.items() if homes[key][0] != at})
+        for at, mine in keys.items()
+    }

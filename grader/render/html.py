@@ -8,7 +8,8 @@ nothing the submission printed or raised reaches the page as markup or terminal 
 from __future__ import annotations
 
 import math
-from typing import Any
+import secrets
+from typing import Any, Sequence
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -16,14 +17,25 @@ from markupsafe import Markup
 from grader import catalogue, shares
 from grader.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import STATUS_ICONS, cell_problem, clean, left_out
+from grader.render.text import cell_problem, clean, left_out
 from grader.results import RunResult, frames_of, where
 
-GLYPHS = {"seen": "●", "blind": "○", "masked": "", "leak": "✕"}
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
 
 def render(run: RunResult) -> str:
+    """The whole page, every language on it."""
+    return ENV.get_template("feedback.html.j2").render(**_context(run, catalogue.LANGS))
+
+
+def fragment(run: RunResult) -> str:
+    """The result under a notebook cell (grader.jupyter): the run's language only, its anchors its own,
+    since a notebook may show several results on one page."""
+    return ENV.get_template("inline.html.j2").render(
+        **_context(run, (run.lang,)), anchor=f"grade-{secrets.token_hex(4)}-")
+
+
+def _context(run: RunResult, langs: Sequence[str]) -> dict[str, Any]:
     lang = run.lang
 
     def t(key: str, **args: object) -> str:
@@ -40,8 +52,17 @@ def render(run: RunResult) -> str:
         for record in run.cells if record.status != "ok"
     ]
     notes = catalogue.every_lang(lambda each: left_out(run, each))
-    return ENV.get_template("feedback.html.j2").render(run=run, t=t, quote=quote, place=place,
-                                                       cell_problems=problems, left_out=notes)
+    return {"run": run, "t": t, "quote": quote, "place": place, "cell_problems": problems, "left_out": notes,
+            "langs": langs, **figure_places(run)}
+
+
+def figure_places(run: RunResult) -> dict[str, Any]:
+    """Where each check's pictures are drawn (once a page: figures.place_figures), and the check titles a
+    pointer to another check's picture names."""
+    checks = [(e.id, c.id, c.status, c.evidence) for e in run.exercises for c in e.checks]
+    titles = {(e.id, c.id): catalogue.every_lang(lambda each: catalogue.pick(c.titles or {"en": c.title}, each))
+              for e in run.exercises for c in e.checks}
+    return {"figures_placed": figures.place_figures(checks), "check_titles": titles}
 
 
 def number(value: float | None) -> str:
@@ -88,7 +109,7 @@ ENV = Environment(
     finalize=_finalize,
 )
 ENV.globals.update(
-    langs=catalogue.LANGS, icons=STATUS_ICONS, glyphs=GLYPHS, kind_marks=KIND_MARKS,
+    langs=catalogue.LANGS, anchor="", kind_marks=KIND_MARKS,
     cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),

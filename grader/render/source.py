@@ -32,7 +32,8 @@ class Excerpt:
 
 def for_check(cells: Sequence[CellRecord], evidence: Mapping[str, Any]) -> Excerpt | None:
     """The student's code behind a check: the deepest own frame of its error, else where the object
-    it judged was defined (evidence["object"]), else nothing."""
+    it judged was defined (evidence["object"]): the lines of it that make the diagnosed mistake
+    (evidence["cause"], grader.exercise.Exercise.causes) where it has them, else its first lines."""
     frame = deepest_frame(evidence.get("error"))
     if frame is not None:
         record = cell_at(cells, frame["file"], frame["line"])
@@ -43,7 +44,10 @@ def for_check(cells: Sequence[CellRecord], evidence: Mapping[str, Any]) -> Excer
         record = next((c for c in cells if c.cell == found.get("cell")), None)
         if record is not None:
             name = str(found.get("name", ""))
-            return replace(defined(record, definition(record, name)), name=name)
+            line = definition(record, name)
+            cause = evidence.get("cause")
+            shown = causes(record, line, cause) if isinstance(cause, str) else None
+            return replace(shown or defined(record, line), name=name)
     return None
 
 
@@ -77,6 +81,33 @@ def defined(record: CellRecord, line: int | None, body: int = 5) -> Excerpt:
     shown = [start] + list(range(after, min(len(source), after + body)))
     return Excerpt(record.cell, line, _trimmed(
         Line(record.first_line + k, source[k][:WIDTH], k == start) for k in shown))
+
+
+def causes(record: CellRecord, line: int | None, pattern: str) -> Excerpt | None:
+    """The definition's first line, then each line of its body that matches `pattern` (not a comment),
+    marked, with the line before and after it; None when no line matches."""
+    if line is None:
+        return None
+    try:
+        wanted = re.compile(pattern)
+    except re.error:
+        return None
+    source = record.source.splitlines()
+    start = line - record.first_line
+    end = start + 1
+    while end < len(source) and (not source[end].strip() or _indent(source[end]) > _indent(source[start])):
+        end += 1
+    hits = {k for k in range(start + 1, end)
+            if wanted.search(source[k]) and not source[k].lstrip().startswith("#")}
+    if not hits:
+        return None
+    shown = sorted({start} | {k + d for k in hits for d in (-1, 0, 1) if start < k + d < end})
+    return Excerpt(record.cell, record.first_line + min(hits), _trimmed(
+        Line(record.first_line + k, source[k][:WIDTH], k in hits) for k in shown))
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
 
 
 def _past_docstring(source: list[str], k: int) -> int:

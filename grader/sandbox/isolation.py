@@ -239,8 +239,9 @@ def become(uid: int, scratch: str) -> None:
     """Drop to `uid` (its own group, no others), owning only the scratch folder: no capability is left in
     any namespace, so file permissions and RLIMIT_NPROC hold as for any user. A file the judge copied
     read-only (grader.scratch.READ_ONLY: the files beside a single submission) stays root's, so the
-    submission can read it but neither write it nor make it writable. Dumpable again afterwards
-    (a uid change clears it), so the submission can read its own /proc/self."""
+    submission can read it but neither write it nor make it writable. Dumpable again afterwards, and dying
+    with its parent again (a uid change clears both), so the submission can read its own /proc/self and
+    ends when the judge, its zygote or its waiting parent is killed."""
     for folder, dirs, files in os.walk(scratch):
         for name in (folder, *(os.path.join(folder, n) for n in (*dirs, *files))):
             if stat.S_IMODE(os.lstat(name).st_mode) != READ_ONLY:
@@ -250,6 +251,7 @@ def become(uid: int, scratch: str) -> None:
     os.setgid(uid)
     os.setuid(uid)
     _prctl(PR_SET_DUMPABLE, 1)
+    die_with_parent()  # a uid change clears it too: without it, a judge killed outright would leave this running
 
 
 def drop_capabilities() -> None:
