@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
-from grader import __version__, seeds
+from grader import __version__, batch_worker, seeds
+from grader.atomic import write_atomic
 from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
 from grader.launcher import ZygoteLauncher, zygotes_available
@@ -103,8 +104,6 @@ class Worker:
     """One judge (grader.batch_worker, forked from this process) and the job it is grading."""
 
     def __init__(self, exercises: Sequence[Exercise], log: TextIO, zygote: ZygoteLauncher | None) -> None:
-        from grader import batch_worker
-
         jobs_in, jobs_out = os.pipe()
         answers_in, answers_out = os.pipe()
         for stream in (sys.stdout, sys.stderr, log):  # or the child would hold a copy of what is unwritten
@@ -280,11 +279,3 @@ def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages:
     write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries))
     write_atomic(outdir / "index.html", classbook.index_html(entries, lang))
     return outdir / "index.html"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """A reader (or a run killed mid-write) sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)

@@ -198,6 +198,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
 def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None) -> None:
     """Render a batch's gradebook again, without grading anything."""
     from grader import batch
+    from grader.atomic import write_atomic
     from grader.gradebook import FILENAME, Gradebook, GradebookError, page_name
     from grader.render import classbook, gradescope
 
@@ -212,13 +213,13 @@ def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None
             if output is None:
                 click.echo(text, nl=False)
             else:
-                batch.write_atomic(output, text)
+                write_atomic(output, text)
         elif fmt == "gradescope":
             folder = output or outdir / "gradescope"
             for entry in entries:
                 name = Path(page_name(entry.student)).with_suffix(".json").name
                 result = gradescope.results(entry.run, entry.problem, lang)
-                batch.write_atomic(folder / name, json_text(result, indent=2))
+                write_atomic(folder / name, json_text(result, indent=2))
         else:
             batch.publish(output or outdir, entries, lang, rewrite_pages=True)
     except (GradebookError, OSError) as exc:
@@ -263,7 +264,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     Every .py and .ipynb in the submission folder is graded together. A submission that cannot be
     graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
     """
-    from grader import batch
+    from grader.atomic import write_atomic
     from grader.catalogue import Msg
     from grader.launcher import LaunchError, default_launcher
     from grader.loading import LoadError
@@ -285,7 +286,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     finally:
         launcher.close()
     try:
-        batch.write_atomic(results / "results.json",
+        write_atomic(results / "results.json",
                            json_text(gradescope.results(run, problem, lang), indent=2))
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
