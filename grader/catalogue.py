@@ -711,3 +711,45 @@ add_all(
         },
     }
 )
+
+# -- the instructor's view of a class: the part a machine grades, common mistakes, look-alike submissions ----
+add_all(
+    {
+        "shard.no_engine": {
+            "en": "--shard auto: neither a Slurm job array (SLURM_ARRAY_TASK_ID) nor a Kubernetes Indexed Job "
+                  "(JOB_COMPLETION_INDEX) started this job; pass --shard K/N (in a GitHub Actions matrix: "
+                  "--shard ${{{{ matrix.shard }}}}/N)",
+            "zh": "--shard auto：本作业既不是由 Slurm 作业数组（SLURM_ARRAY_TASK_ID）也不是由 Kubernetes Indexed Job"
+                  "（JOB_COMPLETION_INDEX）启动的；请传入 --shard K/N（GitHub Actions 矩阵中写 "
+                  "--shard ${{{{ matrix.shard }}}}/N）",
+        },
+        "shard.slurm_gaps": {
+            "en": "--shard auto: Slurm task {task} is not one of {count} tasks counted from {low} in steps of {step}; "
+                  "give the array as a range (--array=1-{count}) or pass --shard K/N",
+            "zh": "--shard auto：Slurm 任务 {task} 不在从 {low} 起、步长为 {step} 的 {count} 个任务之中；"
+                  "请把数组写成区间（--array=1-{count}），或传入 --shard K/N",
+        },
+        "shard.indexed_job_count": {
+            "en": "--shard auto: a Kubernetes Indexed Job tells a pod its index but not how many shards there are: "
+                  "pass --shards N or set {variable}=N (the job's completions)",
+            "zh": "--shard auto：Kubernetes Indexed Job 只告诉 Pod 它的序号，不告诉分片总数：请传入 --shards N，"
+                  "或设置 {variable}=N（即作业的 completions）",
+        },
+        "shard.index_outside": {
+            "en": "--shard auto: JOB_COMPLETION_INDEX={index} is not below the {count} shards",
+            "zh": "--shard auto：JOB_COMPLETION_INDEX={index} 不小于分片总数 {count}",
+        },
+        "shard.disagree": {
+            "en": "--shards {shards} disagrees with {told}",
+            "zh": "--shards {shards} 与 {told} 不一致",
+        },
+        "shard.bad_variable": {
+            "en": "--shard auto: {name}={value} is not a whole number of the right size",
+            "zh": "--shard auto：{name}={value} 不是大小合适的整数",
+        },
+        "shard.shards_without_auto": {
+            "en": "--shards N goes with --shard auto (or says N of --shard K/N again)",
+            "zh": "--shards N 需与 --shard auto 一起使用（或与 --shard K/N 中的 N 相同）",
+        },
+    }
+)

@@ -121,14 +121,19 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
               help="Submissions graded at a time.")
 @click.option("--student-pattern", metavar="REGEX",
               help="Name students from file names, e.g. '^(?P<student>[^_]+)_' for LMS downloads.")
-@click.option("--shard", metavar="K/N", help="Grade only the K-th of N deterministic parts of the class.")
+@click.option("--shard", metavar="K/N|auto",
+              help="Grade only the K-th of N deterministic parts of the class; `auto` reads K/N from a Slurm "
+                   "job array or a Kubernetes Indexed Job (docs/cluster.md).")
+@click.option("--shards", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --shard auto, N when the engine does not say it (Kubernetes) [default: $GRADER_SHARDS].")
 @click.option("--force", is_flag=True, help="Grade again submissions that already have a result.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds each submission may take.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Reproduce a run's hidden inputs.")
 @click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
 def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int, student_pattern: str | None,
-                  shard: str | None, force: bool, timeout: float, seed: int | None, lang: str | None) -> None:
+                  shard: str | None, shards: int | None, force: bool, timeout: float, seed: int | None,
+                  lang: str | None) -> None:
     """Grade a class: SOURCE is a folder of files, a folder of per-student folders, or a zip.
 
     Each result is committed to OUTDIR/gradebook.sqlite when it is final; run the same command again
@@ -142,6 +147,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     from grader.render.batch_report import Progress, summary
 
     lang = lang or catalogue.default_lang()
+    part = _shard(shard, shards, lang)
     zygotes = batch.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
     click.get_current_context().call_on_close(zygotes.close)
     chosen = _select(spec, lang)
@@ -151,8 +157,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
         students, skipped = roster.collect(sources, workdir, student_pattern)
-        if shard:
-            part = roster.parse_shard(shard)
+        if part:
             students = [s for s in students if roster.in_shard(s.name, part)]
         for item in skipped:
             _warn(catalogue.text(item.reason.key, lang, **item.reason.args))
@@ -391,6 +396,20 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     if run.grader_fault:
         sys.exit(EXIT_CANNOT_GRADE)
     sys.exit(EXIT_FULL if passed else EXIT_PARTIAL)
+
+
+def _shard(spec: str | None, shards: int | None, lang: str) -> tuple[int, int] | None:
+    """The part of the class `--shard` and `--shards` name, or None for the whole class."""
+    from grader import roster, shards as parts
+
+    if spec is None:
+        if shards is not None:
+            _fail(catalogue.text("shard.shards_without_auto", lang))
+        return None
+    try:
+        return parts.choose(spec, shards, os.environ)
+    except (roster.RosterError, parts.ShardError) as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
 
 
 def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | None, lang: str,
