@@ -13,8 +13,9 @@ template, the book's code in `solutions/`, an instructor's `--boilerplate` files
 submission, and so is a fingerprint that more than COMMON_SHARE of the class (at least COMMON_MIN
 students) share, as MOSS's `-m` does: a lecture's idiom, not one student's work. That cap is also what
 bounds the cost: pairs are counted from an inverted index of fingerprints, so a pair of students who
-share nothing costs nothing, and no fingerprint adds more than COMMON² pairs. A class of 200 is
-compared in well under a second (benchmarks/similar.py); all pairs never are.
+share nothing costs nothing, and no fingerprint adds more than COMMON² pairs; the time goes into
+hashing each submission's tokens, once. A class of 200 is compared in about a second
+(benchmarks/similar.py); all pairs never are.
 
 Why not a library. `copydetect` (0.5, the maintained Python implementation of the same method) was
 weighed and does not fit: it requires matplotlib (and with it numpy, pillow, fonttools, contourpy,
