@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
-from grader import __version__, seeds
+from grader import __version__, batch_worker, seeds, similarity
+from grader.atomic import write_atomic
 from grader.catalogue import Msg
 from grader.gradebook import Entry, Gradebook, page_name
 from grader.launcher import ZygoteLauncher, zygotes_available
@@ -27,6 +28,7 @@ from grader.roster import Student
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
     from grader.exercise import Exercise
+    from grader.render.similar import LookAlike
 
 # A worker that has not answered this long after a submission's own budget ran out is lost.
 WORKER_GRACE_S = 60.0
@@ -70,6 +72,8 @@ def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], fo
     jobs, already = [], 0
     for student in students:
         sha = fingerprint(student.files)
+        if book.lacks_code(sha):  # for `grade similar`, which may run where the submissions are not
+            book.keep_code(sha, similarity.code_of(student.files))
         if not force and book.done(student.name, exercise_set(ids), sha, __version__):
             already += 1
             continue
@@ -103,8 +107,6 @@ class Worker:
     """One judge (grader.batch_worker, forked from this process) and the job it is grading."""
 
     def __init__(self, exercises: Sequence[Exercise], log: TextIO, zygote: ZygoteLauncher | None) -> None:
-        from grader import batch_worker
-
         jobs_in, jobs_out = os.pipe()
         answers_in, answers_out = os.pipe()
         for stream in (sys.stdout, sys.stderr, log):  # or the child would hold a copy of what is unwritten
@@ -267,9 +269,11 @@ def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any
     ))
 
 
-def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool) -> Path:
+def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool,
+            look_alike: LookAlike | None = None) -> Path:
     """Write the class's outputs from gradebook entries alone: grades.csv, results.jsonl, index.html and
-    any feedback page that is missing (every page, with rewrite_pages). Returns the index page."""
+    any feedback page that is missing (every page, with rewrite_pages). With look_alike (grade similar),
+    the index lists the look-alike pairs too. Returns the index page."""
     from grader.render import classbook, html
 
     for entry in entries:
@@ -278,13 +282,5 @@ def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages:
             write_atomic(page, html.render(entry.run))
     write_atomic(outdir / "grades.csv", classbook.grades_csv(entries))
     write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries))
-    write_atomic(outdir / "index.html", classbook.index_html(entries, lang))
+    write_atomic(outdir / "index.html", classbook.index_html(entries, lang, look_alike))
     return outdir / "index.html"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """A reader (or a run killed mid-write) sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)

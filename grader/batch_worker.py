@@ -75,7 +75,7 @@ def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers:
 
 def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], launcher: Any) -> dict[str, Any]:
     """Grade one student; every outcome is an answer (a grade, why it cannot be graded, or our fault)."""
-    from grader.batch import write_atomic
+    from grader.atomic import write_atomic
     from grader.judge import grade
     from grader.launcher import LaunchError
     from grader.loading import LoadError

@@ -744,3 +744,108 @@ add_all(
         },
     }
 )
+
+# -- the instructor's view of a class: the part a machine grades, common mistakes, look-alike submissions ----
+add_all(
+    {
+        "shard.no_engine": {
+            "en": "--shard auto: neither a Slurm job array (SLURM_ARRAY_TASK_ID) nor a Kubernetes Indexed Job "
+                  "(JOB_COMPLETION_INDEX) started this job; pass --shard K/N (in a GitHub Actions matrix: "
+                  "--shard ${{{{ matrix.shard }}}}/N)",
+            "zh": "--shard auto：本作业既不是由 Slurm 作业数组（SLURM_ARRAY_TASK_ID）也不是由 Kubernetes Indexed Job"
+                  "（JOB_COMPLETION_INDEX）启动的；请传入 --shard K/N（GitHub Actions 矩阵中写 "
+                  "--shard ${{{{ matrix.shard }}}}/N）",
+        },
+        "shard.slurm_gaps": {
+            "en": "--shard auto: Slurm task {task} is not one of {count} tasks counted from {low} in steps of {step}; "
+                  "give the array as a range (--array=1-{count}) or pass --shard K/N",
+            "zh": "--shard auto：Slurm 任务 {task} 不在从 {low} 起、步长为 {step} 的 {count} 个任务之中；"
+                  "请把数组写成区间（--array=1-{count}），或传入 --shard K/N",
+        },
+        "shard.indexed_job_count": {
+            "en": "--shard auto: a Kubernetes Indexed Job tells a pod its index but not how many shards there are: "
+                  "pass --shards N or set {variable}=N (the job's completions)",
+            "zh": "--shard auto：Kubernetes Indexed Job 只告诉 Pod 它的序号，不告诉分片总数：请传入 --shards N，"
+                  "或设置 {variable}=N（即作业的 completions）",
+        },
+        "shard.index_outside": {
+            "en": "--shard auto: JOB_COMPLETION_INDEX={index} is not below the {count} shards",
+            "zh": "--shard auto：JOB_COMPLETION_INDEX={index} 不小于分片总数 {count}",
+        },
+        "shard.disagree": {
+            "en": "--shards {shards} disagrees with {told}",
+            "zh": "--shards {shards} 与 {told} 不一致",
+        },
+        "shard.bad_variable": {
+            "en": "--shard auto: {name}={value} is not a whole number of the right size",
+            "zh": "--shard auto：{name}={value} 不是大小合适的整数",
+        },
+        "index.checks.failed": {"en": "Who failed it", "zh": "未通过的学生"},
+        "index.checks.failed_count": {"en": "{count} failed", "zh": "{count} 人未通过"},
+        "index.mistakes.heading": {"en": "Common mistakes", "zh": "常见错误"},
+        "index.mistakes.intro": {
+            "en": "Every mistake a check named, with the students who made it, the most common first. A failure "
+                  "no check names (the code raised, hung, or had no answer) is counted per check as \"other\". "
+                  "Each name links to the check on the student's page.",
+            "zh": "检查项指出的每一种错误及犯此错误的学生，按人数从多到少排列。检查项未具体指出的失败"
+                  "（代码报错、超时或没有答案）按检查项归为“其他”。每个名字都链接到该学生页面上的对应检查项。",
+        },
+        "index.mistakes.mistake": {"en": "Mistake", "zh": "错误"},
+        "index.mistakes.count": {"en": "Students", "zh": "人数"},
+        "index.mistakes.students": {"en": "Who", "zh": "学生"},
+        "index.mistakes.student_count": {"en": "{count} students", "zh": "{count} 名学生"},
+        "index.mistakes.other": {"en": "other", "zh": "其他"},
+        "index.mistakes.example": {"en": "what the first of them was told", "zh": "其中第一位学生收到的反馈"},
+        "index.mistakes.none": {"en": "No check failed.", "zh": "没有未通过的检查项。"},
+        "similar.heading": {"en": "Unusually alike submissions", "zh": "异常相似的提交"},
+        "similar.intro": {
+            "en": "Pairs of the {compared} submissions compared whose code shares at least {threshold} of the smaller "
+                  "one's passages. Code the class was given (the student template, the book's code, the "
+                  "instructor's boilerplate) does not count, nor do passages most of the class shares; comments, "
+                  "names, whitespace and the order of cells are ignored.",
+            "zh": "在比较的 {compared} 份提交中，代码相同片段至少占较小一份的 {threshold} 的提交对。全班都拿到的代码"
+                  "（学生模板、书中代码、教师提供的样板代码）不计入，班上多数人共有的片段也不计入；注释、命名、"
+                  "空白和单元格顺序均被忽略。",
+        },
+        "similar.caution": {
+            "en": "Unusually alike, worth a look: this is not a finding of copying. Students may have followed the "
+                  "same tutorial or worked together as allowed; read the passages side by side before asking.",
+            "zh": "异常相似，值得一看：这并不是抄袭的结论。学生可能参考了同一份教程，或按规定合作完成；"
+                  "请先并排阅读相同的片段，再去询问。",
+        },
+        "similar.pair": {"en": "Students", "zh": "学生"},
+        "similar.score": {"en": "Score", "zh": "相似度"},
+        "similar.shared": {"en": "Shared fingerprints", "zh": "相同指纹数"},
+        "similar.compare": {"en": "Passages", "zh": "片段"},
+        "similar.side_by_side": {"en": "side by side", "zh": "并排对比"},
+        "similar.none": {
+            "en": "No pair of the {compared} submissions is unusually alike (threshold {threshold}).",
+            "zh": "{compared} 份提交中没有异常相似的提交对（阈值 {threshold}）。",
+        },
+        "similar.page.title": {"en": "{a} and {b}: unusually alike, worth a look",
+                               "zh": "{a} 与 {b}：异常相似，值得一看"},
+        "similar.page.summary": {
+            "en": "Score {score} (threshold {threshold}): {shared} fingerprints in common. Marked lines are in "
+                  "passages both submissions hold; code the class was given is never marked.",
+            "zh": "相似度 {score}（阈值 {threshold}）：共有 {shared} 个相同指纹。标记的行属于两份提交共有的片段；"
+                  "全班都拿到的代码不会被标记。",
+        },
+        "similar.terminal_pair": {"en": "unusually alike, worth a look: {a} · {b}  {score} (threshold {threshold})",
+                                  "zh": "异常相似，值得一看：{a} · {b}  {score}（阈值 {threshold}）"},
+        "similar.summary": {
+            "en": "{pairs} pairs of {compared} submissions are unusually alike (threshold {threshold}): {path}",
+            "zh": "{compared} 份提交中有 {pairs} 对异常相似（阈值 {threshold}）：{path}",
+        },
+        "similar.no_code": {
+            "en": "{count} students are not compared: their gradebook rows come from a grader that kept no code "
+                  "(grade them again with grade batch --force)",
+            "zh": "有 {count} 名学生未参与比较：他们的成绩记录来自不保存代码的旧版评分器"
+                  "（请用 grade batch --force 重新评分）",
+        },
+        "similar.no_boilerplate": {"en": "--boilerplate {path}: no such file", "zh": "--boilerplate {path}：文件不存在"},
+        "shard.shards_without_auto": {
+            "en": "--shards N goes with --shard auto (or says N of --shard K/N again)",
+            "zh": "--shards N 需与 --shard auto 一起使用（或与 --shard K/N 中的 N 相同）",
+        },
+    }
+)

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from grader import __version__, catalogue, seeds
+from grader.commands import similar
 from grader.launcher import BLAS_THREADS
 from grader.render.text import json_text, one_line
 
@@ -53,8 +54,9 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
     grade EXERCISE SUBMISSION   grade a .py module or .ipynb notebook
     grade list                  the exercises, their titles and points
     grade batch SOURCE... -o D  grade a whole class into a gradebook
-    grade export D              re-render a gradebook (csv, jsonl, gradescope, html)
+    grade export D              re-render a gradebook (csv, jsonl, gradescope, html, mistakes)
     grade merge D SHARD...      combine the gradebooks of shards
+    grade similar D             rank the look-alike submissions of a graded class
     grade gradescope            grade inside Gradescope's autograder
     grade ci [FILES]...         grade a course repository in CI ([tool.grader])
 
@@ -121,14 +123,23 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
               help="Submissions graded at a time.")
 @click.option("--student-pattern", metavar="REGEX",
               help="Name students from file names, e.g. '^(?P<student>[^_]+)_' for LMS downloads.")
-@click.option("--shard", metavar="K/N", help="Grade only the K-th of N deterministic parts of the class.")
+@click.option("--shard", metavar="K/N|auto",
+              help="Grade only the K-th of N deterministic parts of the class; `auto` reads K/N from a Slurm "
+                   "job array or a Kubernetes Indexed Job (docs/cluster.md).")
+@click.option("--shards", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --shard auto, N when the engine does not say it (Kubernetes) [default: $GRADER_SHARDS].")
 @click.option("--force", is_flag=True, help="Grade again submissions that already have a result.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds each submission may take.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Reproduce a run's hidden inputs.")
+@click.option("--similar", "look_alike", is_flag=True,
+              help="Then rank the look-alike submissions, as `grade similar OUTDIR` does.")
+@click.option("--boilerplate", multiple=True, type=click.Path(path_type=Path), metavar="FILE",
+              help=similar.BOILERPLATE_HELP)
 @click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
 def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int, student_pattern: str | None,
-                  shard: str | None, force: bool, timeout: float, seed: int | None, lang: str | None) -> None:
+                  shard: str | None, shards: int | None, force: bool, timeout: float, seed: int | None,
+                  look_alike: bool, boilerplate: tuple[Path, ...], lang: str | None) -> None:
     """Grade a class: SOURCE is a folder of files, a folder of per-student folders, or a zip.
 
     Each result is committed to OUTDIR/gradebook.sqlite when it is final; run the same command again
@@ -142,6 +153,10 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     from grader.render.batch_report import Progress, summary
 
     lang = lang or catalogue.default_lang()
+    part = _shard(shard, shards, lang)
+    problem = similar.boilerplate_problem(boilerplate, lang)
+    if problem:
+        _fail(problem)
     zygotes = batch.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
     click.get_current_context().call_on_close(zygotes.close)
     chosen = _select(spec, lang)
@@ -151,8 +166,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
         students, skipped = roster.collect(sources, workdir, student_pattern)
-        if shard:
-            part = roster.parse_shard(shard)
+        if part:
             students = [s for s in students if roster.in_shard(s.name, part)]
         for item in skipped:
             _warn(catalogue.text(item.reason.key, lang, **item.reason.args))
@@ -184,6 +198,11 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
               "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
               "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
     click.echo(summary(counts, str(index), lang))
+    if look_alike and not interrupted:
+        try:
+            similar.compare(outdir, boilerplate, similar.THRESHOLD, lang)
+        except (GradebookError, OSError) as exc:
+            _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
     if interrupted:
         _fail(catalogue.text("batch.interrupted", lang), code=EXIT_INTERRUPTED)
     sys.exit(EXIT_PARTIAL if tally.errors else EXIT_FULL)
@@ -191,15 +210,18 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
 
 @cli.command("export")
 @click.argument("outdir", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "gradescope", "html"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "mistakes", "gradescope", "html"]), required=True,
+              help="csv: grades; jsonl: every result; mistakes: the common mistakes as CSV; gradescope: a "
+                   "results.json per student; html: the pages and the overview.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="File (csv, jsonl; default stdout) or folder (gradescope, html; default inside OUTDIR).")
+              help="File (csv, jsonl, mistakes; default stdout) or folder (gradescope, html; default inside OUTDIR).")
 @click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
 def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None) -> None:
     """Render a batch's gradebook again, without grading anything."""
     from grader import batch
+    from grader.atomic import write_atomic
     from grader.gradebook import FILENAME, Gradebook, GradebookError, page_name
-    from grader.render import classbook, gradescope
+    from grader.render import classbook, gradescope, mistakes
 
     lang = lang or catalogue.default_lang()
     if not (outdir / FILENAME).is_file():
@@ -207,18 +229,19 @@ def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None
     try:
         with Gradebook(outdir / FILENAME) as book:
             entries = book.latest()
-        if fmt in ("csv", "jsonl"):
-            text = classbook.grades_csv(entries) if fmt == "csv" else classbook.results_jsonl(entries)
+        if fmt in ("csv", "jsonl", "mistakes"):
+            tables = {"csv": classbook.grades_csv, "jsonl": classbook.results_jsonl, "mistakes": mistakes.mistakes_csv}
+            text = tables[fmt](entries)
             if output is None:
                 click.echo(text, nl=False)
             else:
-                batch.write_atomic(output, text)
+                write_atomic(output, text)
         elif fmt == "gradescope":
             folder = output or outdir / "gradescope"
             for entry in entries:
                 name = Path(page_name(entry.student)).with_suffix(".json").name
                 result = gradescope.results(entry.run, entry.problem, lang)
-                batch.write_atomic(folder / name, json_text(result, indent=2))
+                write_atomic(folder / name, json_text(result, indent=2))
         else:
             batch.publish(output or outdir, entries, lang, rewrite_pages=True)
     except (GradebookError, OSError) as exc:
@@ -263,7 +286,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     Every .py and .ipynb in the submission folder is graded together. A submission that cannot be
     graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
     """
-    from grader import batch
+    from grader.atomic import write_atomic
     from grader.catalogue import Msg
     from grader.launcher import LaunchError, default_launcher
     from grader.loading import LoadError
@@ -285,7 +308,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     finally:
         launcher.close()
     try:
-        batch.write_atomic(results / "results.json",
+        write_atomic(results / "results.json",
                            json_text(gradescope.results(run, problem, lang), indent=2))
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
@@ -392,6 +415,20 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     sys.exit(EXIT_FULL if passed else EXIT_PARTIAL)
 
 
+def _shard(spec: str | None, shards: int | None, lang: str) -> tuple[int, int] | None:
+    """The part of the class `--shard` and `--shards` name, or None for the whole class."""
+    from grader import roster, shards as parts
+
+    if spec is None:
+        if shards is not None:
+            _fail(catalogue.text("shard.shards_without_auto", lang))
+        return None
+    try:
+        return parts.choose(spec, shards, os.environ)
+    except (roster.RosterError, parts.ShardError) as exc:
+        _fail(catalogue.text(exc.key, lang, **exc.args_))
+
+
 def _grade(submission: Path, selected: list[Any], launcher: Any, seed: int | None, lang: str,
            timeout: float) -> Any:
     """One file, with the files beside it, as the student ran it (README, "Files beside the submission")."""
@@ -485,6 +522,9 @@ def _warn(message: str) -> None:
 def _fail(message: str, code: int = EXIT_CANNOT_GRADE) -> NoReturn:
     _warn(message)
     sys.exit(code)
+
+
+cli.add_command(similar.similar_command)
 
 
 def main() -> None:

@@ -4,6 +4,10 @@ Why SQLite in WAL mode: each commit survives the grading process being killed (e
 (an export while a batch runs) never blocks the writer, and the file is one thing an instructor can copy,
 merge or query. Rows are never updated or deleted: a regrade adds a row, so the history of a changed
 submission stays, and "the" result of a student is the latest row for their exercise set.
+
+Beside the results it keeps the code of each submission it graded (grader.similarity.code_of), by
+sha256, so that `grade similar` compares the whole class after `grade merge`, on no machine that
+still holds the submissions.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from grader.catalogue import Msg
 from grader.render.text import json_text
@@ -42,6 +46,10 @@ CREATE TABLE IF NOT EXISTS results (
     problem TEXT
 );
 CREATE INDEX IF NOT EXISTS results_by_student ON results (student, exercise_set, id);
+CREATE TABLE IF NOT EXISTS code (
+    sha256 TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+);
 """
 _COLUMNS = ("uid", "student", "exercise_set", "sha256", "grader_version", "status", "score", "max_score",
             "files", "graded_at", "result", "problem")
@@ -134,26 +142,50 @@ class Gradebook:
 
     def merge(self, other: Path) -> int:
         """Add every row of another gradebook (a shard's) that this one lacks, in the order it was
-        graded; merging the same shard twice adds nothing. Returns how many rows were added."""
+        graded, and the code it kept; merging the same shard twice adds nothing. Returns how many
+        result rows were added."""
         try:
             source = sqlite3.connect(f"file:{other}?mode=ro", uri=True)
             rows = source.execute(f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY graded_at, id").fetchall()
+            has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
+            code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
             source.close()
         except sqlite3.Error as exc:
             raise GradebookError(f"{other}: {exc}") from None
         before = self._count()
         self._insert(rows)
+        self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", code)
         return self._count() - before
+
+    def lacks_code(self, sha256: str) -> bool:
+        return self.db.execute("SELECT 1 FROM code WHERE sha256 = ?", (sha256,)).fetchone() is None
+
+    def keep_code(self, sha256: str, text: str) -> None:
+        """Keep the code of a submission, known by its sha256, for `grade similar`."""
+        self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", [(sha256, text)])
+
+    def code(self, sha256s: Iterable[str]) -> dict[str, str]:
+        """The code kept of each of these submissions (those it has)."""
+        wanted = list(dict.fromkeys(sha256s))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):  # SQLite's limit on the arguments of one statement
+            chunk = wanted[start:start + 500]
+            found.update(self.db.execute(f"SELECT sha256, text FROM code WHERE sha256 IN ({', '.join('?' * len(chunk))})",
+                                         chunk).fetchall())
+        return found
 
     def _count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         marks = ", ".join("?" * len(_COLUMNS))
+        self._write(f"INSERT OR IGNORE INTO results ({', '.join(_COLUMNS)}) VALUES ({marks})", rows)
+
+    def _write(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
-                self.db.executemany(f"INSERT OR IGNORE INTO results ({', '.join(_COLUMNS)}) VALUES ({marks})", rows)
+                self.db.executemany(statement, rows)
         except sqlite3.Error as exc:
             raise GradebookError(f"{self.path}: {exc}") from None
 

@@ -123,6 +123,8 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
     if cause is not None:
         outcome = replace(outcome, evidence={**outcome.evidence, "cause": cause})
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
+    diagnosis = outcome.args.get("diagnosis")  # the named bug a message explains itself with, for the class view
+    evidence = {**outcome.evidence, "diagnosis": diagnosis.key} if isinstance(diagnosis, Msg) else outcome.evidence
     titles = catalogue.every_lang(lambda each: catalogue.pick(check.title, each))
     return CheckResult(
         id=check.id,
@@ -132,7 +134,7 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
         max_score=0.0 if outcome.status == "skipped" else points,
         message=catalogue.pick(messages, lang),
         message_key=key,
-        evidence=outcome.evidence,
+        evidence=evidence,
         messages=messages,
         titles=titles,
     )

@@ -13,19 +13,17 @@ import io
 import json
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from grader import catalogue
 from grader.catalogue import Msg
 from grader.gradebook import Entry, page_name
-from grader.render import html
-from grader.render.text import clean, json_text
+from grader.render import html, similar
+from grader.render.mistakes import Student, check_href, common_mistakes
+from grader.render.similar import LookAlike
+from grader.render.text import csv_cell, json_text
 from grader.results import CheckResult, ExerciseResult, RunResult, to_json
-
-# A spreadsheet reads a cell starting with one of these as a formula, and students choose the file
-# names that become the student column.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 BINS = 10  # the histogram's bins, each ten points of percent wide; the last one holds 100
 BAR_PX, GAP_PX, PLOT_PX = 44, 8, 140  # a bar's width, the space between bars, the tallest bar
@@ -39,12 +37,12 @@ def grades_csv(entries: Sequence[Entry]) -> str:
     ids = exercise_ids(entries)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([inert(clean(cell)) for cell in ("student", *ids, "total", "max_score", "status")])
+    writer.writerow([csv_cell(cell) for cell in ("student", *ids, "total", "max_score", "status")])
     for entry in entries:
         scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
         row = (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score),
                decimal(entry.max_score), entry.status)
-        writer.writerow([inert(clean(cell)) for cell in row])
+        writer.writerow([csv_cell(cell) for cell in row])
     return out.getvalue()
 
 
@@ -69,11 +67,6 @@ def _result_line(entry: Entry) -> dict[str, Any]:
                     "messages": problem_messages(entry.problem)} if entry.problem else None,
         "result": to_json(entry.run) if entry.run else None,
     }
-
-
-def inert(cell: str) -> str:
-    """The cell as text a spreadsheet shows rather than runs."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
 def decimal(value: float) -> str:
@@ -144,6 +137,7 @@ class CheckRate:
     titles: dict[str, str]
     passed: int = 0
     attempted: int = 0
+    failed: list[Student] = field(default_factory=list)  # who, with a link to the check on their page
 
     @property
     def rate(self) -> float | None:
@@ -158,8 +152,9 @@ class RosterRow:
     failure: tuple[ExerciseResult, CheckResult] | None
 
 
-def index_html(entries: Sequence[Entry], lang: str) -> str:
-    """The class overview, OUTDIR/index.html, opened in `lang` and switchable to every other language."""
+def index_html(entries: Sequence[Entry], lang: str, look_alike: LookAlike | None = None) -> str:
+    """The class overview, OUTDIR/index.html, opened in `lang` and switchable to every other language;
+    with `look_alike` (grade similar), also the submissions that are unusually alike."""
     problems = [entry for entry in entries if entry.status != "graded" or entry.run is None]
     anchors = {id(entry): f"#problem-{n}" for n, entry in enumerate(problems, 1)}
     roster = [RosterRow(entry, page_name(entry.student) if entry.run else anchors[id(entry)], percent(entry),
@@ -167,6 +162,7 @@ def index_html(entries: Sequence[Entry], lang: str) -> str:
     return html.ENV.get_template("index.html.j2").render(
         lang=lang, t=lambda key, **args: catalogue.text(key, lang, **args),
         summary=summarise(entries), histogram=histogram(entries), rates=check_rates(entries),
+        mistakes=common_mistakes(entries), look_alike=look_alike, pair_page=similar.pair_page, share=similar.percent,
         problems=problems, roster=roster, problem_messages=problem_messages, pct=shown_percent,
     )
 
@@ -230,8 +226,10 @@ def check_rates(entries: Sequence[Entry]) -> list[CheckRate]:
     checks nobody attempted come last."""
     rates: dict[tuple[str, str], CheckRate] = {}
     check_order: dict[tuple[str, str], int] = {}
-    for run in graded_runs(entries):
-        for exercise in run.exercises:
+    for entry in entries:
+        if entry.status != "graded" or entry.run is None:
+            continue
+        for exercise in entry.run.exercises:
             for n, result in enumerate(exercise.checks):
                 key = (exercise.id, result.id)
                 rate = rates.setdefault(key, CheckRate(exercise.id, result.id, result.title, result.titles))
@@ -239,6 +237,8 @@ def check_rates(entries: Sequence[Entry]) -> list[CheckRate]:
                 if result.status in ("passed", "failed"):
                     rate.attempted += 1
                     rate.passed += result.status == "passed"
+                if result.status == "failed":
+                    rate.failed.append(Student(entry.student, check_href(entry.student, exercise.id, result.id)))
     exercise_order = {exercise: n for n, exercise in enumerate(exercise_ids(entries))}
     return sorted(rates.values(), key=lambda r: (r.rate is None, r.rate or 0.0, exercise_order[r.exercise],
                                                  check_order[r.exercise, r.check]))

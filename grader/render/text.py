@@ -23,6 +23,9 @@ _CONTROL = re.compile(f"[{_CONTROLS}]")
 # A lone surrogate survives JSON but cannot be encoded as UTF-8: printing it would crash the report.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _UNSAFE = re.compile(f"[{_CONTROLS}\\ud800-\\udfff]")  # what any of the three could change
+# A spreadsheet reads a cell starting with one of these as a formula, and students choose the file
+# names that become the student column.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def clean(value: object) -> str:
@@ -32,6 +35,16 @@ def clean(value: object) -> str:
     if not _UNSAFE.search(text):  # nearly every string of a page: one scan instead of three
         return text
     return _SURROGATE.sub("\ufffd", _CONTROL.sub("", _ANSI.sub("", text)))
+
+
+def inert(cell: str) -> str:
+    """The cell as text a spreadsheet shows rather than runs."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
+def csv_cell(value: object) -> str:
+    """A CSV cell that `cat` shows and a spreadsheet displays, obeying neither."""
+    return inert(clean(value))
 
 
 def json_text(data: Any, indent: int | None = None) -> str:

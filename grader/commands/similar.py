@@ -1,0 +1,77 @@
+"""`grade similar OUTDIR`: the look-alike pairs of a graded class, and `grade batch --similar`'s last step.
+
+It reads the code the gradebook kept (so it compares a merged class whose shards graded on other
+machines), compares it with grader.similarity, writes a side-by-side page per pair and the overview
+with its "unusually alike" section, and prints the most alike pairs.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from grader import catalogue
+from grader.render.text import one_line
+from grader.similarity import THRESHOLD
+
+BOILERPLATE_HELP = "Code every student was given, besides the template and the book's (repeatable)."
+
+
+def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang: str) -> Path:
+    """Compare the class of OUTDIR's gradebook and write its pages; returns the overview page."""
+    from grader import batch, similarity
+    from grader.gradebook import FILENAME, Gradebook
+    from grader.render import similar
+
+    with Gradebook(outdir / FILENAME) as book:
+        entries = book.latest()
+        kept = book.code(entry.sha256 for entry in entries)
+    codes = {entry.student: kept[entry.sha256] for entry in entries if entry.sha256 in kept}
+    missing = len({entry.student for entry in entries} - set(codes))
+    if missing:
+        click.echo(f"grade: {one_line(catalogue.text('similar.no_code', lang, count=missing))}", err=True)
+    found = similar.LookAlike(tuple(similarity.look_alikes(codes, similarity.given(boilerplate), threshold)),
+                              threshold, len(codes))
+    similar.write_pages(outdir, found, codes, lang)
+    index = batch.publish(outdir, entries, lang, rewrite_pages=False, look_alike=found)
+    for line in similar.terminal_lines(found, lang):
+        click.echo(one_line(line))
+    click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,
+                              threshold=similar.percent(threshold), path=one_line(index)))
+    return index
+
+
+@click.command("similar")
+@click.argument("outdir", type=click.Path(path_type=Path))
+@click.option("--boilerplate", multiple=True, type=click.Path(path_type=Path), metavar="FILE", help=BOILERPLATE_HELP)
+@click.option("--threshold", type=click.FloatRange(0, 1, min_open=True), default=THRESHOLD, show_default=True,
+              help="The share of the smaller submission's passages two must share to be listed.")
+@click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help="Language of the outputs.")
+def similar_command(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang: str | None) -> None:
+    """Rank the pairs of a graded class whose code is unusually alike, with a side-by-side page per pair.
+
+    Code the class was given (the student template, the book's code, --boilerplate FILEs) does not
+    count; comments, names, whitespace and cell order are ignored. Exit 0 whatever it finds.
+    """
+    from grader.cli import EXIT_CANNOT_GRADE
+    from grader.gradebook import FILENAME, GradebookError
+
+    lang = lang or catalogue.default_lang()
+    problem = boilerplate_problem(boilerplate, lang)
+    if problem is None and not (outdir / FILENAME).is_file():
+        problem = catalogue.text("batch.no_gradebook", lang, path=str(outdir))
+    if problem is None:
+        try:
+            compare(outdir, boilerplate, threshold, lang)
+            return
+        except (GradebookError, OSError) as exc:
+            problem = catalogue.text("cli.unwritable", lang, error=str(exc))
+    click.echo(f"grade: {one_line(problem)}", err=True)
+    sys.exit(EXIT_CANNOT_GRADE)
+
+
+def boilerplate_problem(boilerplate: tuple[Path, ...], lang: str) -> str | None:
+    """What is wrong with the --boilerplate files, before any grading or comparing starts."""
+    absent = next((path for path in boilerplate if not path.is_file()), None)
+    return None if absent is None else catalogue.text("similar.no_boilerplate", lang, path=str(absent))

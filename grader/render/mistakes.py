@@ -1,0 +1,104 @@
+"""What the class got wrong: every failed check of the gradebook grouped by the mistake that failed it.
+
+A mistake is named by the most specific message its exercise gave it: the diagnosis the message
+explains itself with (`evidence["diagnosis"]`, such as `3.1.diag.missing_transpose` or
+`gpt.head.bug.softmax_dim`), else the check's own message (`mask.short.unsliced`,
+`gpt.split.leak`). A failure nothing names is "other", one group per check: a message of the grader's
+core (the student's code raised, hung, or lacked the name) or a diagnosis that says it does not know.
+A grader error is ours, not a mistake, and a skipped check was not attempted.
+
+Like the other class views it reads the gradebook's entries alone: what a mistake says is taken from
+the results (the check's title and the message one student got, in every language), never from the
+catalogue, so `grade export` can run without the exercises that wrote them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from grader.gradebook import Entry, page_name
+from grader.render.text import csv_cell
+from grader.results import CheckResult
+
+OTHER = "other"  # the mistake column of an unnamed failure in the spreadsheet
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    href: str  # the check on the student's page
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    titles: dict[str, str]  # every language
+
+
+@dataclass
+class Mistake:
+    """One mistake in one exercise: a named one however many of the exercise's checks reported it, or the
+    unnamed failures of one check."""
+
+    key: str  # the message key naming it; "" for a check's unnamed failures
+    exercise: str
+    checks: list[Check]  # the checks that reported it, in the order the page shows them
+    example: dict[str, str]  # the message the first of its students got, in every language
+    students: list[Student] = field(default_factory=list)  # each once, linked to the first check that said so
+
+    @property
+    def count(self) -> int:
+        return len(self.students)
+
+
+def mistake_key(exercise: str, check: CheckResult) -> str:
+    """The key that names a failed check's mistake, or "" when nothing names it."""
+    own = f"{exercise}."
+    diagnosis = check.evidence.get("diagnosis")
+    if isinstance(diagnosis, str) and diagnosis.startswith(own):
+        return "" if diagnosis.endswith(".unknown") else diagnosis
+    return check.message_key if check.message_key.startswith(own) else ""
+
+
+def check_href(student: str, exercise: str, check: str) -> str:
+    """A check on a student's feedback page (its article's id, grader/render/templates/feedback.html.j2)."""
+    return f"{page_name(student)}#ex-{exercise}-{check}"
+
+
+def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
+    """Every mistake of the class, the most common first; ties in the order the runs list the checks."""
+    found: dict[tuple[str, str], Mistake] = {}
+    order: dict[tuple[str, str], tuple[int, int]] = {}
+    for entry in sorted(entries, key=lambda e: e.student):
+        if entry.status != "graded" or entry.run is None:
+            continue
+        for n, exercise in enumerate(entry.run.exercises):
+            for m, check in enumerate(exercise.checks):
+                if check.status != "failed":
+                    continue
+                key = mistake_key(exercise.id, check)
+                group = (exercise.id, key or f"{OTHER}:{check.id}")
+                mistake = found.setdefault(group, Mistake(key, exercise.id, [], check.messages))
+                order.setdefault(group, (n, m))
+                if check.id not in (c.id for c in mistake.checks):
+                    mistake.checks.append(Check(check.id, check.title, check.titles))
+                if not mistake.students or mistake.students[-1].name != entry.student:
+                    mistake.students.append(Student(entry.student, check_href(entry.student, exercise.id, check.id)))
+    ranked = sorted(found, key=lambda group: (-found[group].count, *order[group], found[group].key == ""))
+    return [found[group] for group in ranked]
+
+
+def mistakes_csv(entries: Sequence[Entry]) -> str:
+    """The mistakes as a spreadsheet: mistake, exercise, check, count, students (lists joined by "; ")."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["mistake", "exercise", "check", "count", "students"])
+    for mistake in common_mistakes(entries):
+        checks = "; ".join(check.id for check in mistake.checks)
+        row = (mistake.key or OTHER, mistake.exercise, checks, str(mistake.count),
+               "; ".join(student.name for student in mistake.students))
+        writer.writerow([csv_cell(cell) for cell in row])
+    return out.getvalue()
