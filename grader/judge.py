@@ -6,7 +6,6 @@ each become a check result with its own message; only the last is marked "error"
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
@@ -119,12 +118,12 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
     if not catalogue.has(key):  # a check naming a message nobody wrote is the check's bug, not the student's
         outcome = Outcome("error", "check.grader_error", {"error": f"no message {key!r}"})
         key = outcome.key
-    cause = cause_of(outcome.evidence.get("diagnosis"), exercise.id)
-    if cause is not None:
-        outcome = replace(outcome, evidence={**outcome.evidence, "cause": cause})
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
     diagnosis = outcome.args.get("diagnosis")  # the named bug a message explains itself with, for the class view
     evidence = {**outcome.evidence, "diagnosis": diagnosis.key} if isinstance(diagnosis, Msg) else outcome.evidence
+    cause = cause_of(evidence.get("diagnosis"), exercise.id)  # the lines of code the page quotes for it
+    if cause is not None:
+        evidence = {**evidence, "cause": cause}
     titles = catalogue.every_lang(lambda each: catalogue.pick(check.title, each))
     return CheckResult(
         id=check.id,
