@@ -51,10 +51,25 @@ class Msg:
 
 
 def text(key: str, lang: str, **args: Any) -> str:
-    """Render a message; a missing argument shows as {name} rather than failing the run."""
+    """Render a message; a missing argument shows as {name} rather than failing the run. A whole number
+    also takes a plural spec, `{tokens:token/tokens}`, for the languages whose nouns need one."""
     template = _MESSAGES[key][lang if lang in LANGS else "en"]
-    shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else v for k, v in args.items()}
+    shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else _counted(v) for k, v in args.items()}
     return template.format_map(_Lenient(shown))
+
+
+class _Count(int):
+    """A whole number that formats `one/other` as the word its count takes ("1 token", "2 tokens")."""
+
+    def __format__(self, spec: str) -> str:
+        if "/" in spec:
+            one, _, other = spec.partition("/")
+            return one if self == 1 else other
+        return int(self).__format__(spec)
+
+
+def _counted(value: Any) -> Any:
+    return _Count(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def every_lang(render: Callable[[str], str]) -> dict[str, str]:
@@ -97,6 +112,22 @@ add_all(
         "cli.bad_kind": {
             "en": "cannot grade: {path} is neither a .py module nor a .ipynb notebook",
             "zh": "无法评分：{path} 既不是 .py 模块也不是 .ipynb 笔记本",
+        },
+        "cli.is_folder": {
+            "en": "cannot grade: {path} is a folder; give one .py module or .ipynb notebook, or grade a folder "
+                  "of students' files with `grade batch {path} -o OUTDIR`",
+            "zh": "无法评分：{path} 是一个文件夹；请给出一个 .py 模块或 .ipynb 笔记本，或用 "
+                  "`grade batch {path} -o OUTDIR` 为一个文件夹里多名学生的文件评分",
+        },
+        "cli.empty_notebook": {
+            "en": "cannot grade: {path} is empty, perhaps not saved yet: save it in Jupyter and try again",
+            "zh": "无法评分：{path} 是空文件，可能还没有保存：请在 Jupyter 中保存后再试",
+        },
+        "cli.empty_submission": {
+            "en": "cannot grade: the submission is empty; hand in your .py module or .ipynb notebook (such as "
+                  "chapter3.ipynb or chapter3.py), with any file it reads",
+            "zh": "无法评分：提交内容为空；请提交你的 .py 模块或 .ipynb 笔记本（例如 chapter3.ipynb 或 "
+                  "chapter3.py），以及它读取的文件",
         },
         "cli.nothing_to_grade": {
             "en": "cannot grade: none of {path} is a .py module or a .ipynb notebook",
@@ -411,6 +442,24 @@ add_all(
         "gradescope.cells": {
             "en": "Cells that failed to run:",
             "zh": "运行失败的单元格：",
+        },
+        "gradescope.no_submission_folder": {
+            "en": "cannot grade: the submission folder {path} does not exist; this is a setup error of the "
+                  "autograder, not the student's: check --submission (Gradescope's is /autograder/submission)",
+            "zh": "无法评分：提交文件夹 {path} 不存在；这是自动评分器的配置错误，不是学生的问题：请检查 --submission"
+                  "（Gradescope 的是 /autograder/submission）",
+        },
+        "gradescope.written": {
+            "en": "results.json written to {path}: {score:g} / {max:g} points",
+            "zh": "results.json 已写入 {path}：{score:g} / {max:g} 分",
+        },
+        "gradescope.written_ungradable": {
+            "en": "results.json written to {path}: 0 points, the submission could not be graded ({problem})",
+            "zh": "results.json 已写入 {path}：0 分，该提交无法评分（{problem}）",
+        },
+        "gradescope.exported": {
+            "en": "{count} Gradescope results.json {count:file/files} written to {path}",
+            "zh": "已将 {count} 个 Gradescope results.json 文件写入 {path}",
         },
         "gradescope.problem_hint": {
             "en": "Nothing could be graded, so the score is 0. Upload your .py module or .ipynb notebook "

@@ -219,6 +219,7 @@ def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None
                 name = Path(page_name(entry.student)).with_suffix(".json").name
                 result = gradescope.results(entry.run, entry.problem, lang)
                 batch.write_atomic(folder / name, json_text(result, indent=2))
+            click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
         else:
             batch.publish(output or outdir, entries, lang, rewrite_pages=True)
     except (GradebookError, OSError) as exc:
@@ -271,6 +272,8 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     from grader.roster import submission_files
 
     lang = lang or catalogue.default_lang()
+    if not submission.is_dir():  # the image's setup, not the student's hand-in: no zero for them
+        _fail(catalogue.text("gradescope.no_submission_folder", lang, path=str(submission)))
     selected = _select(spec, lang)
     launcher = default_launcher()
     from grader.judge import grade
@@ -284,11 +287,18 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         problem = Msg("cli.sandbox_failed", {"error": str(exc)})
     finally:
         launcher.close()
+    written = results / "results.json"
     try:
-        batch.write_atomic(results / "results.json",
-                           json_text(gradescope.results(run, problem, lang), indent=2))
+        batch.write_atomic(written, json_text(gradescope.results(run, problem, lang), indent=2))
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+    if run is not None:
+        click.echo(catalogue.text("gradescope.written", lang, path=one_line(written), score=run.score,
+                                  max=run.max_score))
+    else:
+        assert problem is not None
+        click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
+                                  problem=one_line(catalogue.text(problem.key, lang, **problem.args))))
 
 
 @cli.command("ci")
