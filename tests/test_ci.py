@@ -153,6 +153,11 @@ def test_passing_student(tmp_path: Path) -> None:
     xml = junitparser.JUnitXml.fromfile(str(repo / "grader-junit.xml"))
     assert [suite.tests for suite in xml] == [len(CHECKS[ex]) for ex in GRADED]
     assert sum(suite.failures + suite.errors for suite in xml) == 0
+    for suite in xml:  # each check timed, each suite the sum of its cases (a check may take under 1 ms)
+        times = [case.time for case in suite]
+        assert suite.time > 0 and all(seconds >= 0 for seconds in times), times
+        assert suite.time == pytest.approx(sum(times), abs=1e-3 * len(times))
+    assert xml.time >= sum(suite.time for suite in xml)
 
     assert result.summary.startswith("earlier step\n")  # appended, as GitHub expects
     rows = [line for line in result.summary.splitlines() if line.startswith("| ") and "---" not in line]
