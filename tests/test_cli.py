@@ -380,3 +380,23 @@ def test_closing_an_unused_zygote_writes_nothing_to_stderr(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip() == ""
+
+
+# -- the README's install section --------------------------------------------------------------------------
+def test_readme_install_says_which_torch_each_machine_gets() -> None:
+    """The plain route (PyPI's CUDA build on Linux: for a GPU), the CPU-only route from the index that
+    action.yml installs from, and the first command as it always was (CI runs it verbatim)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## On a fresh machine", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", section, re.S)
+    plain = ("python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 && "
+             "pip install '.[test]' && grade ch03 tests/corpus/book_style.ipynb")
+    assert commands[0] == plain
+    index = re.search(r"--index-url (\S+)", (ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert index is not None
+    cpu = [c for c in commands if f"--index-url {index.group(1)}" in c]
+    assert cpu and cpu[0] == plain.replace("torch==2.13.0", f"torch==2.13.0 --index-url {index.group(1)}")
+    prose = " ".join(section.split())
+    for said in ("CUDA build", "nvidia-*", "NVIDIA GPU", "without a GPU", "CPU wheel index"):
+        assert said in prose, said
+    assert "CPU build of torch first (`pip install torch==2.13.0`" not in prose  # what it said before: untrue
