@@ -28,7 +28,7 @@ from exercises._attention import (
     with_object,
 )
 from exercises._layout import wrapper_layout
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.judge import probe_failure_outcome
 from grader.session import Obj, ProbeFailure, Sandbox, StudentError
 from solutions import chapter3
@@ -53,9 +53,9 @@ EXERCISE = Exercise(
     messages={
         "not_found.answer": {
             "en": "no build_two_dim_wrapper(d_in, context_length) function and no MultiHeadAttentionWrapper "
-                  "object (a markdown cell is not run: put the answer in a code cell).",
+                  "object{hint}.",
             "zh": "没有 build_two_dim_wrapper(d_in, context_length) 函数，也没有 MultiHeadAttentionWrapper 对象"
-                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+                  "{hint}。",
         },
         "not_found.class": {"en": "no class {name}.", "zh": "没有类 {name}。"},
         "answer.ok": {
@@ -138,7 +138,7 @@ def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         if outcomes[-1].status == "passed":
             return outcomes[-1]
     if not outcomes:
-        raise NotFound("not_found.answer")
+        raise NotFound("not_found.answer", hint=markdown_hint(sb))
     return outcomes[0]
 
 

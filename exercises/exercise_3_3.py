@@ -39,7 +39,7 @@ from exercises._attention import (
 )
 from exercises._layout import map_attention
 from exercises.mask import bug_note
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.session import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, Sandbox, StudentError
 from solutions import chapter3
 
@@ -72,9 +72,8 @@ EXERCISE = Exercise(
     messages={
         "not_found.answer": {
             "en": "no build_gpt2_small_attention() function and no MultiHeadAttention object with 768-dim "
-                  "weights (a markdown cell is not run: put the answer in a code cell).",
-            "zh": "没有 build_gpt2_small_attention() 函数，也没有 768 维权重的 MultiHeadAttention 对象"
-                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+                  "weights{hint}.",
+            "zh": "没有 build_gpt2_small_attention() 函数，也没有 768 维权重的 MultiHeadAttention 对象{hint}。",
         },
         "count.ok": {
             "en": "{name} has 2,360,064 trainable parameters, as GPT-2 small's attention does.",
@@ -167,7 +166,7 @@ def _find_answer(sb: Sandbox) -> tuple[Obj, Obj]:
         return sb.call_module(builder, label="build_gpt2_small_attention()"), builder
     found = [m for m in instances(sb, ["MultiHeadAttention"]) if _is_768(m.info)]
     if not found:
-        raise NotFound("not_found.answer")
+        raise NotFound("not_found.answer", hint=markdown_hint(sb))
     exact = [m for m in found if trainable_count(m.info) == EXPECTED_COUNT]
     answer = (exact or found)[-1]
     return answer, answer

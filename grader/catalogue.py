@@ -150,6 +150,10 @@ add_all(
             "en": "No answer found: {what}",
             "zh": "未找到答案：{what}",
         },
+        "check.markdown_hint": {
+            "en": " (a markdown cell is not run: put the answer in a code cell)",
+            "zh": "（Markdown 单元格不会运行：请把答案写在代码单元格中）",
+        },
         "check.near_miss": {
             "en": "No answer found: {what} Near miss: you defined {renames}. Rename yours to the name after "
                   "the arrow: the grader looks for the exact names the exercise uses.",

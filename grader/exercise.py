@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from grader import catalogue
-from grader.catalogue import MessageError, Texts
+from grader.catalogue import MessageError, Msg, Texts
 from grader.results import Status
 from grader.session import Sandbox, hide
 
@@ -57,6 +57,12 @@ class NotFound(Exception):
     def names(self) -> list[str]:
         """The names in `name` ("SelfAttention_v1 / SelfAttention_v2" holds two)."""
         return re.findall(r"[^\W\d]\w*", str(self.args_.get("name", "")))
+
+
+def markdown_hint(sb: Sandbox) -> Msg | str:
+    """For a NotFound's message: in a notebook, an answer typed into a markdown cell is a common miss
+    worth naming; a module has no markdown cells, so there the hint is nothing."""
+    return Msg("check.markdown_hint") if sb.submission.kind == "ipynb" else ""
 
 
 class Verdict(Exception):
