@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import locale
 import os
+import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -51,25 +52,23 @@ class Msg:
 
 
 def text(key: str, lang: str, **args: Any) -> str:
-    """Render a message; a missing argument shows as {name} rather than failing the run. A whole number
-    also takes a plural spec, `{tokens:token/tokens}`, for the languages whose nouns need one."""
+    """Render a message; a missing argument shows as {name} rather than failing the run. A count also
+    takes a plural spec, `{tokens:token/tokens}`, for the languages whose nouns need one."""
     template = _MESSAGES[key][lang if lang in LANGS else "en"]
-    shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else _counted(v) for k, v in args.items()}
-    return template.format_map(_Lenient(shown))
+    shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else v for k, v in args.items()}
+    return _FORMATTER.vformat(template, (), _Lenient(shown))
 
 
-class _Count(int):
-    """A whole number that formats `one/other` as the word its count takes ("1 token", "2 tokens")."""
-
-    def __format__(self, spec: str) -> str:
+class _Formatter(string.Formatter):
+    def format_field(self, value: Any, spec: str) -> str:
+        """`one/other`: the word a count takes ("1 token", "2 tokens"); any other spec as format() reads it."""
         if "/" in spec:
             one, _, other = spec.partition("/")
-            return one if self == 1 else other
-        return int(self).__format__(spec)
+            return one if value == 1 else other
+        return super().format_field(value, spec)
 
 
-def _counted(value: Any) -> Any:
-    return _Count(value) if isinstance(value, int) and not isinstance(value, bool) else value
+_FORMATTER = _Formatter()
 
 
 def every_lang(render: Callable[[str], str]) -> dict[str, str]:
@@ -249,7 +248,7 @@ add_all(
             "zh": "{unit}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
         },
         "cell.unlisted": {
-            "en": "and {count} more cells that failed to run (not listed)",
+            "en": "and {count} more {count:cell/cells} that failed to run (not listed)",
             "zh": "另有 {count} 个运行失败的单元格（未列出）",
         },
         "page.title": {"en": "Feedback: {name}", "zh": "反馈：{name}"},
@@ -333,7 +332,7 @@ add_all(
                   "shape {shape}.",
             "zh": "对形状为 {shape} 的输入，你的 SelfAttention_v1 的输出与 v2 的权重应得的结果的前几行。",
         },
-        "page.side.differ": {"en": "≠ marks the {count} values that differ.", "zh": "≠ 标出了 {count} 个不同的值。"},
+        "page.side.differ": {"en": "≠ marks the {count} {count:value that differs/values that differ}.", "zh": "≠ 标出了 {count} 个不同的值。"},
         "page.side.yours": {"en": "your SelfAttention_v1", "zh": "你的 SelfAttention_v1"},
         "page.side.expected": {"en": "expected (v2's weights)", "zh": "预期（v2 的权重）"},
         "status.passed": {"en": "passed", "zh": "通过"},
@@ -439,7 +438,7 @@ add_all(
             "zh": "已启用的防护：{protections}",
         },
         "gradescope.grader_fault": {
-            "en": "The grader itself failed on {count} check(s). This is not your fault: please tell your "
+            "en": "The grader itself failed on {count} {count:check/checks}. This is not your fault: please tell your "
                   "instructor, who can regrade the submission.",
             "zh": "评分器自身在 {count} 项检查上出错。这不是你的问题：请告诉老师，老师可以重新评分。",
         },
@@ -619,7 +618,7 @@ add_all(
             "zh": "评分器自身在这项检查上出错：这不是提交代码的问题。请告诉老师，老师可以重新评分。",
         },
         "ci.grader_faults": {
-            "en": "The grader itself failed on {count} check(s): this is not a mistake in the submission. "
+            "en": "The grader itself failed on {count} {count:check/checks}: this is not a mistake in the submission. "
                   "Tell your instructor, who can regrade it.",
             "zh": "评分器自身在 {count} 项检查上出错：这不是提交代码的问题。请告诉老师，老师可以重新评分。",
         },

@@ -177,7 +177,7 @@ def test_grader_fault_is_a_failed_test_said_to_be_ours(grade_file: Grade) -> Non
     test = data["tests"][0]
     assert test["status"] == "failed" and test["score"] == 0 and test["max_score"] == broken.max_score
     assert test["output"].startswith("The grader failed on this check (not your fault")
-    assert "The grader itself failed on 1 check(s)" in data["output"]
+    assert "The grader itself failed on 1 check." in data["output"]
 
 
 def test_files_graded_together_are_named(grade_file: Grade) -> None:

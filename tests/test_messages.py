@@ -7,7 +7,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from conftest import Grade, check
+from conftest import SOLUTION, Grade, check, mutant, mutations
 from grader import catalogue
 
 
@@ -24,3 +24,35 @@ def test_the_markdown_hint_is_for_notebooks_only(grade_file: Grade, suffix: str)
         assert found.message_key == "check.not_found"
         for lang, hint in (("en", "markdown cell"), ("zh", "Markdown")):
             assert (hint in found.messages[lang]) == (suffix == ".ipynb"), found.messages[lang]
+
+
+def test_a_nan_from_the_mask_is_named_in_3_3_and_counts_take_their_plural(grade_file: Grade) -> None:
+    """Two mask bugs at once (the diagonal masked, no scaling): no single named bug, so 3.3 cannot pass
+    with a note; its heads check says where the NaN is and that it comes from the mask."""
+    source = mutant(mutations.MASK_BUGS, "diagonal_zero")
+    old, new = next((o, n) for bug, o, n in mutations.MASK_BUGS if bug == "no_scaling")
+    run = grade_file(mutations.apply(source, old, new), "3.3,mask")
+    heads = check(run, "3.3", "heads")
+    assert (heads.status, heads.message_key) == ("failed", "3.3.heads.nan")
+    assert "largest difference nan" not in heads.message
+    assert "NaN at token position 0," in heads.messages["en"] and "mask" in heads.messages["en"]
+    assert "NaN" in heads.messages["zh"] and "掩码" in heads.messages["zh"]
+    reference = check(run, "mask", "reference")  # on a 1-token sequence, the first that differs
+    assert "the output for 1 token differs" in reference.messages["en"]
+
+
+def test_a_nan_made_by_the_wrapper_is_named_in_3_2(grade_file: Grade) -> None:
+    source = SOLUTION.read_text(encoding="utf-8").replace(
+        "return torch.cat([head(x) for head in self.heads], dim=-1)",
+        "out = torch.cat([head(x) for head in self.heads], dim=-1)\n"
+        "        return out * torch.where(torch.arange(x.shape[1]) == 2, float('nan'), 1.0)[:, None]")
+    assert "float('nan')" in source
+    concat = check(grade_file(source, "3.2"), "3.2", "concat")
+    assert (concat.status, concat.message_key) == ("failed", "3.2.concat.nan")
+    assert "NaN at token position 2," in concat.messages["en"] and "largest difference" not in concat.message
+
+
+@pytest.mark.parametrize("count, en", [(1, "1 more cell that failed"), (3, "3 more cells that failed")])
+def test_counts_take_their_plural(count: int, en: str) -> None:
+    assert en in catalogue.text("cell.unlisted", "en", count=count)
+    assert f"{count} 个" in catalogue.text("cell.unlisted", "zh", count=count)
