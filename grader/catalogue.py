@@ -144,6 +144,8 @@ add_all(
             "en": "cannot write the results: {error}",
             "zh": "无法写入结果：{error}",
         },
+        "points.gpu": {"en": "{points:g}, +{gpu:g} on a GPU", "zh": "{points:g}，GPU 上另加 {gpu:g}"},
+        "list.set": {"en": "set {group}, in all: {points}", "zh": "{group} 组合计：{points}"},
         "cli.written": {"en": "feedback page: {path}", "zh": "反馈页面：{path}"},
         "check.not_found": {
             "en": "No answer found: {what}",

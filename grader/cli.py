@@ -69,9 +69,23 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
 def list_command(lang: str | None) -> None:
     """Show the exercises with their titles and points."""
     lang = lang or catalogue.default_lang()
-    for exercise in _exercises(lang).values():
-        click.echo(f"{exercise.id:<14} {exercise.group:<6} {exercise.points:>5g}  "
+    exercises = list(_exercises(lang).values())
+    points = {e.id: _points(e.points, e.gpu_points, lang) for e in exercises}
+    from grader.render.terminal import ljust, width
+
+    column = max(map(width, points.values()))
+    for exercise in exercises:
+        click.echo(f"{exercise.id:<14} {exercise.group:<6} {ljust(points[exercise.id], column)}  "
                    f"{catalogue.pick(exercise.title, lang)}")
+    for group in dict.fromkeys(e.group for e in exercises):  # a set's total, as a run without a GPU grades it
+        members = [e for e in exercises if e.group == group]
+        total = _points(sum(e.points for e in members), sum(e.gpu_points for e in members), lang)
+        click.echo(catalogue.text("list.set", lang, group=group, points=total))
+
+
+def _points(points: float, gpu: float, lang: str) -> str:
+    """An exercise's points as every output shows them: those of any machine, then what a GPU adds."""
+    return catalogue.text("points.gpu", lang, points=points, gpu=gpu) if gpu else f"{points:g}"
 
 
 @cli.command("exercise")

@@ -82,6 +82,7 @@ class Check:
     title: Texts
     points: float
     fn: CheckFn
+    accelerator: bool = False  # runs only on a GPU (skipped, 0 of 0, elsewhere): its points are extra
 
 
 @dataclass
@@ -101,18 +102,25 @@ class Exercise:
     def __post_init__(self) -> None:
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
 
-    def check(self, id: str, points: float, title: Texts) -> Callable[[CheckFn], CheckFn]:
-        """Register a check, in the order the page shows them."""
+    def check(self, id: str, points: float, title: Texts,
+              accelerator: bool = False) -> Callable[[CheckFn], CheckFn]:
+        """Register a check, in the order the page shows them; `accelerator`: one that needs a GPU."""
 
         def register(fn: CheckFn) -> CheckFn:
-            self.checks.append(Check(id, title, points, fn))
+            self.checks.append(Check(id, title, points, fn, accelerator))
             return fn
 
         return register
 
     @property
     def points(self) -> float:
-        return sum(c.points for c in self.checks)
+        """The points on any machine: what a run without a GPU grades out of (its max_score)."""
+        return sum(c.points for c in self.checks if not c.accelerator)
+
+    @property
+    def gpu_points(self) -> float:
+        """The points a GPU adds (the checks a machine without one skips)."""
+        return sum(c.points for c in self.checks if c.accelerator)
 
     def message_key(self, key: str) -> str:
         local = f"{self.id}.{key}"
