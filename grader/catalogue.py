@@ -160,6 +160,12 @@ add_all(
                   "the arrow: the grader looks for the exact names the exercise uses.",
             "zh": "未找到答案：{what} 名称相近：你定义的是 {renames}。请改成箭头后面的名称：评分器只按练习规定的名称精确查找。",
         },
+        "check.after_failure": {
+            "en": "No answer found: {what} {unit} raised {error}, so nothing after that line ran and the cells "
+                  "after it failed for want of what it would have defined: fix that line first.",
+            "zh": "未找到答案：{what} {unit}抛出了 {error}，因此那一行之后的代码都没有运行，之后的单元格也因缺少它本应定义的"
+                  "内容而失败：请先修正那一行。",
+        },
         "check.not_run": {
             "en": "{name} is defined in {unit}, but the code there raised {error} before {name} was defined, so "
                   "there is no answer to check: fix that code.",
@@ -221,6 +227,12 @@ add_all(
         "check.grader_error": {
             "en": "The grader failed on this check (not your fault; please report it): {error}",
             "zh": "评分器在此检查上出错（不是你的问题，请报告）：{error}",
+        },
+        "cell.cascade": {
+            "en": "{problem}. Nothing after that line ran, so {count} later {count:cell/cells} ({cells}) failed "
+                  "for want of what it would have defined ({names}): fix that line first.",
+            "zh": "{problem}。那一行之后的代码都没有运行，因此之后有 {count} 个单元格（{cells}）因缺少它本应定义的内容"
+                  "（{names}）而失败：请先修正那一行。",
         },
         "cell.error": {
             "en": "{unit}: {type}: {message}",

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import SOLUTION, Grade, check, mutant, mutations
 from grader import catalogue
+from grader.render.text import cell_problems
 
 
 def _notebook(*cells: str) -> str:
@@ -56,3 +57,25 @@ def test_a_nan_made_by_the_wrapper_is_named_in_3_2(grade_file: Grade) -> None:
 def test_counts_take_their_plural(count: int, en: str) -> None:
     assert en in catalogue.text("cell.unlisted", "en", count=count)
     assert f"{count} 个" in catalogue.text("cell.unlisted", "zh", count=count)
+
+
+@pytest.mark.parametrize("suffix", [".ipynb", ".py"])
+def test_an_early_failure_is_told_once_and_every_check_points_at_its_line(grade_file: Grade, suffix: str) -> None:
+    """The import cell stops at its line 2: `nn` is never bound, so the class cell and the cell using the
+    class raise NameError, and no check finds an answer. Said once, on the import cell's line; each
+    check points there instead of at the cells that only tripped over it."""
+    cells = ["import torch\nimport tiktokenn\nimport torch.nn as nn\n",
+             "class CausalAttention(nn.Module):\n    pass\n",
+             "ca = CausalAttention(3, 2, 6, 0.0)\n"]
+    source = _notebook(*cells) if suffix == ".ipynb" else "".join("# %%\n" + c for c in cells)
+    run = grade_file(source, "mask", suffix=suffix)
+    where = "cell 1, line 2" if suffix == ".ipynb" else "submission.py, line 3"
+    for lang in catalogue.LANGS:
+        problems = cell_problems(run, lang)
+        assert len(problems) == 1, problems
+        assert "tiktokenn" in problems[0] and "nn" in problems[0]
+    assert "Nothing after that line ran, so 2 later cells" in cell_problems(run, "en")[0]
+    for c in run.exercises[0].checks:
+        assert c.message_key == "check.after_failure", c.message
+        assert where in c.messages["en"] and "No module named 'tiktokenn'" in c.message
+        assert "is defined in" not in c.message  # not the class cell, which only tripped over it
