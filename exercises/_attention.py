@@ -320,6 +320,19 @@ def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.double() - b.double()).abs().max()) if a.numel() else 0.0
 
 
+def nan_tokens(got: torch.Tensor, expected: torch.Tensor, shown: int = 8) -> dict[str, Any]:
+    """Where `got` is NaN and `expected` is not, as message arguments: `count` token positions (dim -2) and
+    the first `shown` of them as `tokens`; {} when nowhere. A difference of NaN says nothing to a student,
+    where the NaN is and where it comes from does."""
+    if got.shape != expected.shape or got.dim() < 2:
+        return {}
+    new = (got.isnan() & ~expected.isnan()).movedim(-2, 0).flatten(1).any(dim=1)
+    positions = [str(int(i)) for i in new.nonzero().flatten()]
+    if not positions:
+        return {}
+    return {"count": len(positions), "tokens": ", ".join(positions[:shown]) + (", …" if len(positions) > shown else "")}
+
+
 def close(a: torch.Tensor, b: torch.Tensor, equal_nan: bool = False) -> bool:
     return a.shape == b.shape and bool(
         torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=equal_nan)

@@ -227,7 +227,7 @@ def left_behind_outcome(cls: str, found: list[dict[str, Any]]) -> Outcome:
 
 
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
-                                                "zh": "GPU 与 CPU 输出相同"})
+                                                "zh": "GPU 与 CPU 输出相同"}, accelerator=True)
 def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     device = os.environ.get(DEVICE_OVERRIDE) or next(
         (name for name, present in sb.devices().items() if present), None)

@@ -24,11 +24,12 @@ from exercises._attention import (
     instances,
     map_heads,
     max_diff,
+    nan_tokens,
     the_class,
     with_object,
 )
 from exercises._layout import wrapper_layout
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.judge import probe_failure_outcome
 from grader.session import Obj, ProbeFailure, Sandbox, StudentError
 from solutions import chapter3
@@ -53,9 +54,9 @@ EXERCISE = Exercise(
     messages={
         "not_found.answer": {
             "en": "no build_two_dim_wrapper(d_in, context_length) function and no MultiHeadAttentionWrapper "
-                  "object (a markdown cell is not run: put the answer in a code cell).",
+                  "object{hint}.",
             "zh": "没有 build_two_dim_wrapper(d_in, context_length) 函数，也没有 MultiHeadAttentionWrapper 对象"
-                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+                  "{hint}。",
         },
         "not_found.class": {"en": "no class {name}.", "zh": "没有类 {name}。"},
         "answer.ok": {
@@ -63,7 +64,7 @@ EXERCISE = Exercise(
             "zh": "{name} 保持 2 个头，输出形状为 {shape} 的上下文向量。",
         },
         "answer.changed_heads": {
-            "en": "{name} has {heads} head(s): the exercise keeps num_heads=2 and changes d_out to 1 instead.",
+            "en": "{name} has {heads} {heads:head/heads}: the exercise keeps num_heads=2 and changes d_out to 1 instead.",
             "zh": "{name} 只有 {heads} 个头：练习要求保持 num_heads=2，应改为把 d_out 设为 1。",
         },
         "answer.wrong_width": {
@@ -86,6 +87,15 @@ EXERCISE = Exercise(
                   "torch.cat(..., dim=-1) (shape {got} vs {expected}, largest difference {diff:.3g}).",
             "zh": "你的 MultiHeadAttentionWrapper 的输出不是它自己各头输出用 torch.cat(..., dim=-1) 拼接的结果"
                   "（形状 {got} 对 {expected}，最大差值 {diff:.3g}）。",
+        },
+        "concat.nan": {
+            "en": "Your MultiHeadAttentionWrapper's output is NaN at token {count:position/positions} {tokens}, where "
+                  "its own heads, run one by one on the same input, give numbers: the NaN comes from the wrapper's "
+                  "forward, not from the heads (a softmax or a division of its own over values that are all -inf "
+                  "or 0). Return torch.cat([head(x) for head in self.heads], dim=-1).",
+            "zh": "你的 MultiHeadAttentionWrapper 的输出在第 {tokens} 个 Token 位置上是 NaN，而它自己的各个头在同一"
+                  "输入上逐个运行时给出的是数值：NaN 来自包装类的 forward，而不是来自各个头（它自己对全为 -inf 或 0 的值"
+                  "做了 softmax 或除法）。请返回 torch.cat([head(x) for head in self.heads], dim=-1)。",
         },
         "concat.no_heads": {
             "en": "Your MultiHeadAttentionWrapper keeps no heads the grader can run: keep them in an nn.ModuleList "
@@ -138,7 +148,7 @@ def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
         if outcomes[-1].status == "passed":
             return outcomes[-1]
     if not outcomes:
-        raise NotFound("not_found.answer")
+        raise NotFound("not_found.answer", hint=markdown_hint(sb))
     return outcomes[0]
 
 
@@ -211,6 +221,9 @@ def _concat(sb: Sandbox, wrapper: Obj, rng: torch.Generator) -> Outcome:
     expected = torch.cat([sb.forward(head, x, label=f"{wrapper.cls}.{name}.forward")
                           for head, name in zip(heads, names)], dim=-1)
     if not close(got, expected, equal_nan=True):
+        nan = nan_tokens(got, expected)
+        if nan:
+            return failed("concat.nan", comparison(expected, got), **nan)
         return failed("concat.mismatch", comparison(expected, got), got=list(got.shape),
                       expected=list(expected.shape), diff=max_diff(got, expected))
     return passed("concat.ok", heads=len(names))

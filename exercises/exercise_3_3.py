@@ -32,6 +32,7 @@ from exercises._attention import (
     function,
     instances,
     max_diff,
+    nan_tokens,
     reference_output,
     trainable_count,
     with_object,
@@ -39,7 +40,7 @@ from exercises._attention import (
 )
 from exercises._layout import map_attention
 from exercises.mask import bug_note
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.session import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, Sandbox, StudentError
 from solutions import chapter3
 
@@ -72,9 +73,8 @@ EXERCISE = Exercise(
     messages={
         "not_found.answer": {
             "en": "no build_gpt2_small_attention() function and no MultiHeadAttention object with 768-dim "
-                  "weights (a markdown cell is not run: put the answer in a code cell).",
-            "zh": "没有 build_gpt2_small_attention() 函数，也没有 768 维权重的 MultiHeadAttention 对象"
-                  "（Markdown 单元格不会运行：请把答案写在代码单元格中）。",
+                  "weights{hint}.",
+            "zh": "没有 build_gpt2_small_attention() 函数，也没有 768 维权重的 MultiHeadAttention 对象{hint}。",
         },
         "count.ok": {
             "en": "{name} has 2,360,064 trainable parameters, as GPT-2 small's attention does.",
@@ -124,6 +124,17 @@ EXERCISE = Exercise(
             "zh": "{name} 的权重无法对应到 768×768 的 query/key/value/out_proj：按名称不行，按每个权重的作用也不行，"
                   "因此无法确认它的头。",
         },
+        "heads.nan": {
+            "en": "{name}'s output is NaN at token {count:position/positions} {tokens}, where a 12-head reference "
+                  "with the same weights gives numbers. A NaN in attention comes from the causal mask: a row of "
+                  "attention scores set to -inf everywhere (a token that may see nothing, not even itself, as "
+                  "with torch.triu(..., diagonal=0)) makes softmax divide 0 by 0. The mask exercise charges "
+                  "that bug; until it is fixed, this check cannot see whether the heads are right.",
+            "zh": "{name} 的输出在第 {tokens} 个 Token 位置上是 NaN，而使用相同权重的 12 头参考实现给出的是数值。"
+                  "注意力中的 NaN 来自因果掩码：某一行注意力分数全部被设为 -inf（某个 Token 什么都看不到，连自己也看不到，"
+                  "例如用了 torch.triu(..., diagonal=0)），softmax 就会出现 0 除以 0。这个错误由 mask 练习扣分；"
+                  "修正之前，本项检查无法判断各个头是否正确。",
+        },
         "heads.mismatch": {
             "en": "{name} differs from a 12-head reference with the same weights (largest difference {diff:.3g}).",
             "zh": "{name} 与使用相同权重的 12 头参考实现不同（最大差值 {diff:.3g}）。",
@@ -167,7 +178,7 @@ def _find_answer(sb: Sandbox) -> tuple[Obj, Obj]:
         return sb.call_module(builder, label="build_gpt2_small_attention()"), builder
     found = [m for m in instances(sb, ["MultiHeadAttention"]) if _is_768(m.info)]
     if not found:
-        raise NotFound("not_found.answer")
+        raise NotFound("not_found.answer", hint=markdown_hint(sb))
     exact = [m for m in found if trainable_count(m.info) == EXPECTED_COUNT]
     answer = (exact or found)[-1]
     return answer, answer
@@ -298,6 +309,9 @@ def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
         if close(got, other):
             return failed("heads.wrong_heads", comparison(expected, got), name=module.name, heads=h,
                           head_dim=D_MODEL // h)
+    nan = nan_tokens(got, expected)
+    if nan:
+        return failed("heads.nan", comparison(expected, got), name=module.name, **nan)
     return failed("heads.mismatch", comparison(expected, got), name=module.name, diff=max_diff(got, expected))
 
 

@@ -134,7 +134,7 @@ EXERCISE = Exercise(
         "short.ok": {"en": "Sequences of {lengths} tokens (block_size {block_size}) work.",
                      "zh": "长度为 {lengths} 的序列（block_size 为 {block_size}）都能运行。"},
         "short.raised": {
-            "en": "Head fails on a sequence of {tokens} token(s) (block_size {block_size}): {error}. Slice the mask to "
+            "en": "Head fails on a sequence of {tokens} {tokens:token/tokens} (block_size {block_size}): {error}. Slice the mask to "
                   "the sequence: self.tril[:T, :T].",
             "zh": "Head 在 {tokens} 个 Token（block_size 为 {block_size}）时出错：{error}。请把掩码裁剪到序列长度："
                   "self.tril[:T, :T]。",

@@ -123,7 +123,7 @@ EXERCISE = Exercise(
                   "验证损失会显得比实际更好（数据泄漏）。验证集请用 val_data = data[n:]。",
         },
         "val.overlap": {
-            "en": "Nearly there: val_data (data[{start}:{end}]) overlaps train_data ({slice}) on {count} positions, "
+            "en": "Nearly there: val_data (data[{start}:{end}]) overlaps train_data ({slice}) on {count} {count:position/positions}, "
                   "so those characters are used for training and for validation, a leak that makes the "
                   "validation loss look better than it really is. Use val_data = data[n:] for validation.",
             "zh": "就差一步：val_data（data[{start}:{end}]）与 train_data（{slice}）有 {count} 个位置重叠，"

@@ -118,19 +118,19 @@ EXERCISE = Exercise(
                      "zh": "长度为 {lengths} 的序列（短于上下文长度 {context}）都能运行。"},
         "short.raised": {
             "en": "{cls}, which the grader built with context_length={context}, fails on a sequence of {tokens} "
-                  "token(s): {error}. Slice the mask to the sequence: "
+                  "{tokens:token/tokens}: {error}. Slice the mask to the sequence: "
                   "self.mask.bool()[:num_tokens, :num_tokens] (book section 3.5.3).",
             "zh": "{cls}（评分器以 context_length={context} 构建）在 {tokens} 个 Token 的序列上出错：{error}。"
                   "请把掩码裁剪到序列长度：self.mask.bool()[:num_tokens, :num_tokens]（见书 3.5.3 节）。",
         },
         "short.unsliced": {
-            "en": "{cls}: the first {tokens} token(s) of a sequence, run alone, give other outputs than the first "
+            "en": "{cls}: the first {tokens} {tokens:token/tokens} of a sequence, run alone, give other outputs than the first "
                   "{tokens} of the whole sequence's {context}, though no output depends on a later token. {diagnosis}",
             "zh": "{cls}：单独运行一个序列的前 {tokens} 个 Token，得到的输出与整个序列（{context} 个 Token）的前 "
                   "{tokens} 个输出不同，而任何输出都不依赖之后的 Token。{diagnosis}",
         },
         "short.shape": {
-            "en": "{cls} returned shape {shape} for {tokens} tokens.",
+            "en": "{cls} returned shape {shape} for {tokens} {tokens:token/tokens}.",
             "zh": "{cls} 对 {tokens} 个 Token 返回了形状 {shape}。",
         },
         "normalised.ok": {"en": "Identical tokens give identical outputs: the weights are normalised ({classes}).",
@@ -144,13 +144,13 @@ EXERCISE = Exercise(
         "finite.ok": {"en": "No NaN or infinity in the outputs ({classes}).",
                       "zh": "输出中没有 NaN 或无穷大（{classes}）。"},
         "finite.wrong": {
-            "en": "{cls}: {count} output values are NaN or infinite (rows {rows}). {diagnosis}",
+            "en": "{cls}: {count} output {count:value is/values are} NaN or infinite (rows {rows}). {diagnosis}",
             "zh": "{cls}：有 {count} 个输出值是 NaN 或无穷大（行 {rows}）。{diagnosis}",
         },
         "reference.ok": {"en": "With the grader's weights, the outputs equal the reference ({classes}).",
                          "zh": "载入评分器的权重后，输出与参考实现一致（{classes}）。"},
         "reference.mismatch": {
-            "en": "{cls}: with the grader's weights, the output for {tokens} tokens differs from the reference "
+            "en": "{cls}: with the grader's weights, the output for {tokens} {tokens:token/tokens} differs from the reference "
                   "(largest difference {diff:.3g}). {diagnosis}",
             "zh": "{cls}：载入评分器的权重后，{tokens} 个 Token 的输出与参考实现不同（最大差值 {diff:.3g}）。"
                   "{diagnosis}",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import locale
 import os
+import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -51,10 +52,23 @@ class Msg:
 
 
 def text(key: str, lang: str, **args: Any) -> str:
-    """Render a message; a missing argument shows as {name} rather than failing the run."""
+    """Render a message; a missing argument shows as {name} rather than failing the run. A count also
+    takes a plural spec, `{tokens:token/tokens}`, for the languages whose nouns need one."""
     template = _MESSAGES[key][lang if lang in LANGS else "en"]
     shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else v for k, v in args.items()}
-    return template.format_map(_Lenient(shown))
+    return _FORMATTER.vformat(template, (), _Lenient(shown))
+
+
+class _Formatter(string.Formatter):
+    def format_field(self, value: Any, spec: str) -> str:
+        """`one/other`: the word a count takes ("1 token", "2 tokens"); any other spec as format() reads it."""
+        if "/" in spec:
+            one, _, other = spec.partition("/")
+            return one if value == 1 else other
+        return super().format_field(value, spec)
+
+
+_FORMATTER = _Formatter()
 
 
 def every_lang(render: Callable[[str], str]) -> dict[str, str]:
@@ -98,6 +112,22 @@ add_all(
             "en": "cannot grade: {path} is neither a .py module nor a .ipynb notebook",
             "zh": "无法评分：{path} 既不是 .py 模块也不是 .ipynb 笔记本",
         },
+        "cli.is_folder": {
+            "en": "cannot grade: {path} is a folder; give one .py module or .ipynb notebook, or grade a folder "
+                  "of students' files with `grade batch {path} -o OUTDIR`",
+            "zh": "无法评分：{path} 是一个文件夹；请给出一个 .py 模块或 .ipynb 笔记本，或用 "
+                  "`grade batch {path} -o OUTDIR` 为一个文件夹里多名学生的文件评分",
+        },
+        "cli.empty_notebook": {
+            "en": "cannot grade: {path} is empty, perhaps not saved yet: save it in Jupyter and try again",
+            "zh": "无法评分：{path} 是空文件，可能还没有保存：请在 Jupyter 中保存后再试",
+        },
+        "cli.empty_submission": {
+            "en": "cannot grade: the submission is empty; hand in your .py module or .ipynb notebook (such as "
+                  "chapter3.ipynb or chapter3.py), with any file it reads",
+            "zh": "无法评分：提交内容为空；请提交你的 .py 模块或 .ipynb 笔记本（例如 chapter3.ipynb 或 "
+                  "chapter3.py），以及它读取的文件",
+        },
         "cli.nothing_to_grade": {
             "en": "cannot grade: none of {path} is a .py module or a .ipynb notebook",
             "zh": "无法评分：{path} 中没有 .py 模块或 .ipynb 笔记本",
@@ -114,6 +144,8 @@ add_all(
             "en": "cannot write the results: {error}",
             "zh": "无法写入结果：{error}",
         },
+        "points.gpu": {"en": "{points:g}, +{gpu:g} on a GPU", "zh": "{points:g}，GPU 上另加 {gpu:g}"},
+        "list.set": {"en": "set {group}, in all: {points}", "zh": "{group} 组合计：{points}"},
         "cli.written": {"en": "feedback page: {path}", "zh": "反馈页面：{path}"},
         "jupyter.no_kernel": {
             "en": "check() grades the code a Jupyter kernel ran: call it in a notebook (or IPython), or run "
@@ -141,10 +173,20 @@ add_all(
             "en": "No answer found: {what}",
             "zh": "未找到答案：{what}",
         },
+        "check.markdown_hint": {
+            "en": " (a markdown cell is not run: put the answer in a code cell)",
+            "zh": "（Markdown 单元格不会运行：请把答案写在代码单元格中）",
+        },
         "check.near_miss": {
             "en": "No answer found: {what} Near miss: you defined {renames}. Rename yours to the name after "
                   "the arrow: the grader looks for the exact names the exercise uses.",
             "zh": "未找到答案：{what} 名称相近：你定义的是 {renames}。请改成箭头后面的名称：评分器只按练习规定的名称精确查找。",
+        },
+        "check.after_failure": {
+            "en": "No answer found: {what} {unit} raised {error}, so nothing after that line ran and the cells "
+                  "after it failed for want of what it would have defined: fix that line first.",
+            "zh": "未找到答案：{what} {unit}抛出了 {error}，因此那一行之后的代码都没有运行，之后的单元格也因缺少它本应定义的"
+                  "内容而失败：请先修正那一行。",
         },
         "check.not_run": {
             "en": "{name} is defined in {unit}, but the code there raised {error} before {name} was defined, so "
@@ -208,6 +250,12 @@ add_all(
             "en": "The grader failed on this check (not your fault; please report it): {error}",
             "zh": "评分器在此检查上出错（不是你的问题，请报告）：{error}",
         },
+        "cell.cascade": {
+            "en": "{problem}. Nothing after that line ran, so {count} later {count:cell/cells} ({cells}) failed "
+                  "for want of what it would have defined ({names}): fix that line first.",
+            "zh": "{problem}。那一行之后的代码都没有运行，因此之后有 {count} 个单元格（{cells}）因缺少它本应定义的内容"
+                  "（{names}）而失败：请先修正那一行。",
+        },
         "cell.error": {
             "en": "{unit}: {type}: {message}",
             "zh": "{unit}：{type}：{message}",
@@ -236,7 +284,7 @@ add_all(
             "zh": "{unit}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
         },
         "cell.unlisted": {
-            "en": "and {count} more cells that failed to run (not listed)",
+            "en": "and {count} more {count:cell/cells} that failed to run (not listed)",
             "zh": "另有 {count} 个运行失败的单元格（未列出）",
         },
         "page.title": {"en": "Feedback: {name}", "zh": "反馈：{name}"},
@@ -331,7 +379,7 @@ add_all(
                   "shape {shape}.",
             "zh": "对形状为 {shape} 的输入，你的 SelfAttention_v1 的输出与 v2 的权重应得的结果的前几行。",
         },
-        "page.side.differ": {"en": "≠ marks the {count} values that differ.", "zh": "≠ 标出了 {count} 个不同的值。"},
+        "page.side.differ": {"en": "≠ marks the {count} {count:value that differs/values that differ}.", "zh": "≠ 标出了 {count} 个不同的值。"},
         "page.side.yours": {"en": "your SelfAttention_v1", "zh": "你的 SelfAttention_v1"},
         "page.side.expected": {"en": "expected (v2's weights)", "zh": "预期（v2 的权重）"},
         "status.passed": {"en": "passed", "zh": "通过"},
@@ -437,13 +485,31 @@ add_all(
             "zh": "已启用的防护：{protections}",
         },
         "gradescope.grader_fault": {
-            "en": "The grader itself failed on {count} check(s). This is not your fault: please tell your "
+            "en": "The grader itself failed on {count} {count:check/checks}. This is not your fault: please tell your "
                   "instructor, who can regrade the submission.",
             "zh": "评分器自身在 {count} 项检查上出错。这不是你的问题：请告诉老师，老师可以重新评分。",
         },
         "gradescope.cells": {
             "en": "Cells that failed to run:",
             "zh": "运行失败的单元格：",
+        },
+        "gradescope.no_submission_folder": {
+            "en": "cannot grade: the submission folder {path} does not exist; this is a setup error of the "
+                  "autograder, not the student's: check --submission (Gradescope's is /autograder/submission)",
+            "zh": "无法评分：提交文件夹 {path} 不存在；这是自动评分器的配置错误，不是学生的问题：请检查 --submission"
+                  "（Gradescope 的是 /autograder/submission）",
+        },
+        "gradescope.written": {
+            "en": "results.json written to {path}: {score:g} / {max:g} points",
+            "zh": "results.json 已写入 {path}：{score:g} / {max:g} 分",
+        },
+        "gradescope.written_ungradable": {
+            "en": "results.json written to {path}: 0 points, the submission could not be graded ({problem})",
+            "zh": "results.json 已写入 {path}：0 分，该提交无法评分（{problem}）",
+        },
+        "gradescope.exported": {
+            "en": "{count} Gradescope results.json {count:file/files} written to {path}",
+            "zh": "已将 {count} 个 Gradescope results.json 文件写入 {path}",
         },
         "gradescope.problem_hint": {
             "en": "Nothing could be graded, so the score is 0. Upload your .py module or .ipynb notebook "
@@ -599,7 +665,7 @@ add_all(
             "zh": "评分器自身在这项检查上出错：这不是提交代码的问题。请告诉老师，老师可以重新评分。",
         },
         "ci.grader_faults": {
-            "en": "The grader itself failed on {count} check(s): this is not a mistake in the submission. "
+            "en": "The grader itself failed on {count} {count:check/checks}: this is not a mistake in the submission. "
                   "Tell your instructor, who can regrade it.",
             "zh": "评分器自身在 {count} 项检查上出错：这不是提交代码的问题。请告诉老师，老师可以重新评分。",
         },

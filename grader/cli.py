@@ -71,9 +71,23 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
 def list_command(lang: str | None) -> None:
     """Show the exercises with their titles and points."""
     lang = lang or catalogue.default_lang()
-    for exercise in _exercises(lang).values():
-        click.echo(f"{exercise.id:<14} {exercise.group:<6} {exercise.points:>5g}  "
+    exercises = list(_exercises(lang).values())
+    points = {e.id: _points(e.points, e.gpu_points, lang) for e in exercises}
+    from grader.render.terminal import ljust, width
+
+    column = max(map(width, points.values()))
+    for exercise in exercises:
+        click.echo(f"{exercise.id:<14} {exercise.group:<6} {ljust(points[exercise.id], column)}  "
                    f"{catalogue.pick(exercise.title, lang)}")
+    for group in dict.fromkeys(e.group for e in exercises):  # a set's total, as a run without a GPU grades it
+        members = [e for e in exercises if e.group == group]
+        total = _points(sum(e.points for e in members), sum(e.gpu_points for e in members), lang)
+        click.echo(catalogue.text("list.set", lang, group=group, points=total))
+
+
+def _points(points: float, gpu: float, lang: str) -> str:
+    """An exercise's points as every output shows them: those of any machine, then what a GPU adds."""
+    return catalogue.text("points.gpu", lang, points=points, gpu=gpu) if gpu else f"{points:g}"
 
 
 @cli.command("exercise")
@@ -242,6 +256,7 @@ def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None
                 name = Path(page_name(entry.student)).with_suffix(".json").name
                 result = gradescope.results(entry.run, entry.problem, lang)
                 write_atomic(folder / name, json_text(result, indent=2))
+            click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
         else:
             batch.publish(output or outdir, entries, lang, rewrite_pages=True)
     except (GradebookError, OSError) as exc:
@@ -294,6 +309,8 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     from grader.roster import submission_files
 
     lang = lang or catalogue.default_lang()
+    if not submission.is_dir():  # the image's setup, not the student's hand-in: no zero for them
+        _fail(catalogue.text("gradescope.no_submission_folder", lang, path=str(submission)))
     selected = _select(spec, lang)
     launcher = default_launcher()
     from grader.judge import grade
@@ -307,11 +324,18 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         problem = Msg("cli.sandbox_failed", {"error": str(exc)})
     finally:
         launcher.close()
+    written = results / "results.json"
     try:
-        write_atomic(results / "results.json",
-                           json_text(gradescope.results(run, problem, lang), indent=2))
+        write_atomic(written, json_text(gradescope.results(run, problem, lang), indent=2))
     except OSError as exc:
         _fail(catalogue.text("cli.unwritable", lang, error=str(exc)))
+    if run is not None:
+        click.echo(catalogue.text("gradescope.written", lang, path=one_line(written), score=run.score,
+                                  max=run.max_score))
+    else:
+        assert problem is not None
+        click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
+                                  problem=one_line(catalogue.text(problem.key, lang, **problem.args))))
 
 
 @cli.command("ci")

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from grader import catalogue
-from grader.catalogue import MessageError, Texts
+from grader.catalogue import MessageError, Msg, Texts
 from grader.results import Status
 from grader.session import Sandbox, hide
 
@@ -59,6 +59,12 @@ class NotFound(Exception):
         return re.findall(r"[^\W\d]\w*", str(self.args_.get("name", "")))
 
 
+def markdown_hint(sb: Sandbox) -> Msg | str:
+    """For a NotFound's message: in a notebook, an answer typed into a markdown cell is a common miss
+    worth naming; a module has no markdown cells, so there the hint is nothing."""
+    return Msg("check.markdown_hint") if sb.submission.kind == "ipynb" else ""
+
+
 class Verdict(Exception):
     """Ends a check early with an outcome, from a helper shared by several checks."""
 
@@ -76,6 +82,7 @@ class Check:
     title: Texts
     points: float
     fn: CheckFn
+    accelerator: bool = False  # runs only on a GPU (skipped, 0 of 0, elsewhere): its points are extra
 
 
 @dataclass
@@ -100,18 +107,25 @@ class Exercise:
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
         CAUSES.update((f"{self.id}.{key}", pattern) for key, pattern in self.causes.items())
 
-    def check(self, id: str, points: float, title: Texts) -> Callable[[CheckFn], CheckFn]:
-        """Register a check, in the order the page shows them."""
+    def check(self, id: str, points: float, title: Texts,
+              accelerator: bool = False) -> Callable[[CheckFn], CheckFn]:
+        """Register a check, in the order the page shows them; `accelerator`: one that needs a GPU."""
 
         def register(fn: CheckFn) -> CheckFn:
-            self.checks.append(Check(id, title, points, fn))
+            self.checks.append(Check(id, title, points, fn, accelerator))
             return fn
 
         return register
 
     @property
     def points(self) -> float:
-        return sum(c.points for c in self.checks)
+        """The points on any machine: what a run without a GPU grades out of (its max_score)."""
+        return sum(c.points for c in self.checks if not c.accelerator)
+
+    @property
+    def gpu_points(self) -> float:
+        """The points a GPU adds (the checks a machine without one skips)."""
+        return sum(c.points for c in self.checks if c.accelerator)
 
     def message_key(self, key: str) -> str:
         local = f"{self.id}.{key}"

@@ -101,6 +101,7 @@ def _run_exercise(exercise: Exercise, sandbox: Sandbox, seed: int, lang: str) ->
 def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Generator,
                lang: str) -> CheckResult:
     missed: list[str] = []  # the names the check looked for in vain, to explain a NotFound with
+    started = time.monotonic()
     try:
         with near_miss.recording(missed):
             outcome = check.fn(sandbox, exercise.reference, rng)
@@ -113,6 +114,7 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
         outcome = probe_failure_outcome(exc)
     except Exception as exc:  # a bug in the grader: reported as ours, never as the student's
         outcome = Outcome("error", "check.grader_error", {"error": f"{type(exc).__name__}: {exc}"})
+    duration = time.monotonic() - started
     points = check.points
     key = exercise.message_key(outcome.key)
     if not catalogue.has(key):  # a check naming a message nobody wrote is the check's bug, not the student's
@@ -136,6 +138,7 @@ def _run_check(exercise: Exercise, check: Check, sandbox: Sandbox, rng: torch.Ge
         evidence=evidence,
         messages=messages,
         titles=titles,
+        duration_s=round(duration, 6),
     )
 
 

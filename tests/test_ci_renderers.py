@@ -295,7 +295,7 @@ def test_step_summary_says_when_the_grader_failed(grade_file: Grade) -> None:
     summary = step_summary(with_statuses(grade_file(SOLUTION, "3.1,3.2,mask")), 80, True, "en")
     assert "| 3.2 | " in summary and " | ! grader error | 0 / 4 | The grader failed on this check" in summary
     assert "| mask | " in summary and " | – skipped | 0 / 0 | " in summary
-    assert "\n\nThe grader itself failed on 1 check(s): this is not a mistake" in summary
+    assert "\n\nThe grader itself failed on 1 check: this is not a mistake" in summary
 
 
 @pytest.mark.parametrize(("hostile", "shown"), [

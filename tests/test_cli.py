@@ -28,6 +28,7 @@ import pytest
 
 import grader
 from conftest import ROOT, SOLUTION, TEMPLATE
+from grader import catalogue
 from grader.exercise import discover
 
 EXERCISE_IDS = ["3.1", "3.2", "3.3", "mask", "device"]
@@ -151,13 +152,23 @@ def test_list_shows_exercises_titles_and_points(tmp_path: Path) -> None:
         assert result.code == 0, result.stderr
         no_traceback(result)
         lines = [line for line in result.stdout.splitlines() if line.strip()]
-        assert len(lines) == len(exercises)
+        groups = list(dict.fromkeys(e.group for e in exercises.values()))
+        assert len(lines) == len(exercises) + len(groups)
         for line, (ex_id, exercise) in zip(lines, exercises.items()):
             words = line.split()
             assert words[:2] == [ex_id, exercise.group]
-            assert float(words[2]) == exercise.points
+            points = (catalogue.text("points.gpu", lang, points=exercise.points, gpu=exercise.gpu_points)
+                      if exercise.gpu_points else f"{exercise.points:g}")
+            assert line.split(None, 2)[2].startswith(points + "  ")
             assert exercise.title[lang] in line
+        ch03, gpt = (catalogue.text("points.gpu", lang, points=38, gpu=2),
+                     f"{sum(e.points for e in exercises.values() if e.group == 'gpt'):g}")
+        assert lines[len(exercises):] == [catalogue.text("list.set", lang, group="ch03", points=ch03),
+                                          catalogue.text("list.set", lang, group="gpt", points=gpt)]
     assert CJK.search(result.stdout)
+    device = next(line for line in grade("list", "--lang", "en", cwd=tmp_path).stdout.splitlines()
+                  if line.startswith("device "))
+    assert "4, +2 on a GPU" in device  # as the README's table says it
 
 
 # -- grading -----------------------------------------------------------------------------------------------
@@ -173,6 +184,11 @@ def test_solution_gets_full_marks_on_all(tmp_path: Path) -> None:
     assert data["lang"] == "en"
     # the terminal summary goes to stdout when the JSON goes to a file
     assert "Total" in result.stdout and f"{data['score']:g}/{data['max_score']:g}" in result.stdout
+    # what `grade list` and the README say a machine without a GPU grades out of, the run, page and JSON agree
+    if not any(c["status"] == "passed" for e in data["exercises"] if e["id"] == "device" for c in e["checks"]
+               if c["id"] == "accelerator"):
+        assert data["max_score"] == sum(discover()[ex].points for ex in EXERCISE_IDS) == 38
+        assert "Score: 38 / 38" in html.unescape((tmp_path / "feedback" / "chapter3.html").read_text(encoding="utf-8"))
     # the default page: feedback/<stem>.html under the working directory
     check_page(tmp_path / "feedback" / "chapter3.html", data)
 
@@ -380,3 +396,23 @@ def test_closing_an_unused_zygote_writes_nothing_to_stderr(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip() == ""
+
+
+# -- the README's install section --------------------------------------------------------------------------
+def test_readme_install_says_which_torch_each_machine_gets() -> None:
+    """The plain route (PyPI's CUDA build on Linux: for a GPU), the CPU-only route from the index that
+    action.yml installs from, and the first command as it always was (CI runs it verbatim)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## On a fresh machine", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", section, re.S)
+    plain = ("python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 && "
+             "pip install '.[test]' && grade ch03 tests/corpus/book_style.ipynb")
+    assert commands[0] == plain
+    index = re.search(r"--index-url (\S+)", (ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert index is not None
+    cpu = [c for c in commands if f"--index-url {index.group(1)}" in c]
+    assert cpu and cpu[0] == plain.replace("torch==2.13.0", f"torch==2.13.0 --index-url {index.group(1)}")
+    prose = " ".join(section.split())
+    for said in ("CUDA build", "nvidia-*", "NVIDIA GPU", "without a GPU", "CPU wheel index"):
+        assert said in prose, said
+    assert "CPU build of torch first (`pip install torch==2.13.0`" not in prose  # what it said before: untrue

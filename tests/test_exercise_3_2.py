@@ -15,7 +15,7 @@ def test_reference_passes(grade_file: Grade) -> None:
 
 
 @pytest.mark.parametrize("bug, key, named", [
-    ("changed_num_heads", "3.2.answer.changed_heads", "has 1 head(s): the exercise keeps num_heads=2"),
+    ("changed_num_heads", "3.2.answer.changed_heads", "has 1 head: the exercise keeps num_heads=2"),
     ("four_dim", "3.2.answer.wrong_width", "gives 4-dim context vectors"),
 ])
 def test_wrapper_bug_is_named(grade_file: Grade, bug: str, key: str, named: str) -> None:

@@ -177,7 +177,7 @@ def test_grader_fault_is_a_failed_test_said_to_be_ours(grade_file: Grade) -> Non
     test = data["tests"][0]
     assert test["status"] == "failed" and test["score"] == 0 and test["max_score"] == broken.max_score
     assert test["output"].startswith("The grader failed on this check (not your fault")
-    assert "The grader itself failed on 1 check(s)" in data["output"]
+    assert "The grader itself failed on 1 check." in data["output"]
 
 
 def test_files_graded_together_are_named(grade_file: Grade) -> None:
@@ -259,7 +259,9 @@ def _notebook(*cells: str) -> str:
 def test_command_good_student_full_marks(tmp_path: Path) -> None:
     submission, results_dir = _dirs(tmp_path)
     shutil.copy(SOLUTION, submission / "chapter3.py")
-    _, data = _gradescope(submission, results_dir, "-e", "ch03", "--lang", "en")
+    proc, data = _gradescope(submission, results_dir, "-e", "ch03", "--lang", "en")
+    assert proc.stdout.strip() == catalogue.text("gradescope.written", "en", path=results_dir / "results.json",
+                                                 score=data["score"], max=data["score"])
     assert data["tests"] and all(t.get("status", "passed") == "passed" for t in data["tests"])
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) == sum(t["score"] for t in data["tests"])
     assert data["output"].startswith(f"Total: {data['score']:g} / {data['score']:g} points")
@@ -291,11 +293,43 @@ def test_command_broken_notebook_scores_zero_with_a_message(tmp_path: Path) -> N
     assert catalogue.text("gradescope.problem_hint", "zh") in data["output"]
 
 
-def test_command_empty_submission_scores_zero(tmp_path: Path) -> None:
+def test_command_empty_submission_scores_zero_and_says_it_is_empty(tmp_path: Path) -> None:
     submission, results_dir = _dirs(tmp_path)
-    _, data = _gradescope(submission, results_dir, "--lang", "en")
+    proc, data = _gradescope(submission, results_dir, "--lang", "en")
     assert data["score"] == 0 and data.get("tests", []) == []
+    assert data["output"].startswith(catalogue.text("cli.empty_submission", "en"))
+    assert "chapter3.ipynb" in data["output"] and "none of" not in data["output"]
     assert catalogue.text("gradescope.problem_hint", "en") in data["output"]
+    assert str(results_dir / "results.json") in proc.stdout and "0 points" in proc.stdout
+
+
+def test_command_missing_submission_folder_is_a_setup_error(tmp_path: Path) -> None:
+    """No folder at all is the autograder image's fault: exit 2 and one line, no zero for the student."""
+    results_dir = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "gradescope", "--submission", str(tmp_path / "nowhere"),
+         "--results", str(results_dir), "--lang", "en"],
+        capture_output=True, text=True, timeout=300, env=_env(), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "grade: " + catalogue.text("gradescope.no_submission_folder", "en", path=tmp_path / "nowhere")]
+    assert not (results_dir / "results.json").exists()
+
+
+def test_export_says_what_it_wrote_where(tmp_path: Path) -> None:
+    from grader.gradebook import FILENAME, Entry, Gradebook
+
+    with Gradebook(tmp_path / FILENAME) as book:
+        for student in ("ann", "bo"):
+            book.record(Entry(student, "ch03", "0" * 64, __version__, "ungradable", (),
+                              problem=Msg("cli.empty_submission")))
+    proc = subprocess.run([sys.executable, "-m", "grader", "export", str(tmp_path), "--format", "gradescope",
+                           "--lang", "en"], capture_output=True, text=True, timeout=300, env=_env(), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / "gradescope"
+    assert sorted(p.name for p in folder.iterdir()) == ["ann.json", "bo.json"]
+    assert proc.stdout.strip() == catalogue.text("gradescope.exported", "en", count=2, path=folder)
+    assert "2 Gradescope results.json files" in proc.stdout
 
 
 # -- examples/gradescope/run_autograder, against a fake /autograder ---------------------------------------

@@ -16,7 +16,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
-from grader.loading import Cell, LoadError, load, neutralise
+from grader import catalogue
+from grader.loading import Cell, LoadError, load, load_many, neutralise
 
 
 def cell(source: str) -> Cell:
@@ -235,13 +236,12 @@ NB_HEAD = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}
 
 @pytest.mark.parametrize("text", [
     "{not json",
-    "",
     "[]",
     "{}",
     json.dumps({**NB_HEAD, "cells": "not a list"}),
     json.dumps({"nbformat": 4, "nbformat_minor": 5, "cells": []}),  # no metadata
     json.dumps({**NB_HEAD, "cells": [{"cell_type": "banana", "id": "a", "source": "", "metadata": {}}]}),
-], ids=["not-json", "empty", "list", "empty-object", "cells-not-list", "no-metadata", "bad-cell-type"])
+], ids=["not-json", "list", "empty-object", "cells-not-list", "no-metadata", "bad-cell-type"])
 def test_bad_notebook(tmp_path: Path, text: str) -> None:
     path = tmp_path / "answer.ipynb"
     path.write_text(text, encoding="utf-8")
@@ -260,9 +260,33 @@ def test_undecodable_bytes(tmp_path: Path, name: str) -> None:
     assert err.value.key == "cli.unreadable"
 
 
-def test_directory_named_like_a_submission_is_unreadable(tmp_path: Path) -> None:
-    path = tmp_path / "answer.py"
+@pytest.mark.parametrize("name", ["answer.py", "class-folder"])
+def test_a_folder_is_named_a_folder_and_pointed_to_grade_batch(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
     path.mkdir()
     with pytest.raises(LoadError) as err:
         load(path)
-    assert err.value.key == "cli.unreadable"
+    assert err.value.key == "cli.is_folder"
+    for lang in catalogue.LANGS:
+        said = catalogue.text(err.value.key, lang, **err.value.args_)
+        assert str(path) in said and "grade batch" in said
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n"], ids=["0-bytes", "blank"])
+def test_an_empty_notebook_is_said_to_be_empty(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "answer.ipynb"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.empty_notebook"
+    said = catalogue.text(err.value.key, "en", **err.value.args_)
+    assert "empty" in said and "saved" in said and "JSON" not in said
+
+
+def test_an_empty_submission_says_so_and_what_to_hand_in() -> None:
+    with pytest.raises(LoadError) as err:
+        load_many([])
+    assert err.value.key == "cli.empty_submission"
+    for lang in catalogue.LANGS:
+        said = catalogue.text(err.value.key, lang, **err.value.args_)
+        assert ".ipynb" in said and ".py" in said and "none of" not in said

@@ -10,8 +10,8 @@ decides where things go:
   name, so both come from ids, which are unique.
 - A passed check's points go in <system-out>: Jenkins shows it on every case's page as "Standard
   Output"; GitLab ignores testsuite and testcase properties altogether.
-- The result model does not time checks, so a case's and a suite's `time` are 0 and only the
-  <testsuites> total carries the run's duration.
+- A case's `time` is how long its check ran, a suite's the sum of its cases (what Jenkins and
+  GitLab add up), and the <testsuites> total the whole run's, loading and cells included.
 
 Submission-derived text goes through text.clean, and then everything loses the characters XML 1.0
 forbids, which ElementTree would otherwise write into a file no consumer can parse.
@@ -61,7 +61,7 @@ def _suite(run: RunResult, exercise: ExerciseResult, lang: str) -> ET.Element:
     name = catalogue.text("ci.suite_name", lang, exercise=exercise.id,
                           title=_in(exercise.titles, exercise.title, lang))
     suite = ET.Element("testsuite", _counts((exercise,), name))
-    suite.set("time", _seconds(0))
+    suite.set("time", _seconds(exercise.duration_s))
     suite.set("timestamp", xml_text(run.started_at))
     properties = ET.SubElement(suite, "properties")
     for key, value in (("grader_version", run.grader_version), ("seed", run.seed),
@@ -79,7 +79,7 @@ def _case(exercise: ExerciseResult, check: CheckResult, broken: list[str], lang:
         "classname": xml_text(f"grader.{exercise.id}"),
         "name": xml_text(catalogue.text("ci.case_name", lang, check=check.id,
                                         title=_in(check.titles, check.title, lang))),
-        "time": _seconds(0),
+        "time": _seconds(check.duration_s),
     })
     points = catalogue.text("ci.points", lang, score=check.score, max=check.max_score)
     message = xml_text(_in(check.messages, check.message, lang))

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from grader import catalogue
+from grader import cascade, catalogue
 from grader.results import CellRecord, RunResult, stopped_because, where
 
 # The status of a check as a glyph, shown beside its word in every renderer (never colour alone).
@@ -72,11 +72,21 @@ def left_out(run: RunResult, lang: str) -> str:
 
 
 def cell_problems(run: RunResult, lang: str) -> list[str]:
-    """A line for each cell the result lists as not run cleanly, and one counting those it does not list."""
-    lines = [cell_problem(c, lang) for c in run.cells if c.status != "ok"]
+    """A line for each cell the result lists as not run cleanly, and one counting those it does not list.
+    Cells that failed only for want of what an earlier failure left undefined are told once, on its line."""
+    chain = cascade.find(run.cells)
+    followers = {c.cell for c in chain.followers} if chain else set()
+    lines = [_with_followers(cell_problem(c, lang), chain, lang) if chain and c is chain.root
+             else cell_problem(c, lang) for c in run.cells if c.status != "ok" and c.cell not in followers]
     if run.unlisted_problems:
         lines.append(catalogue.text("cell.unlisted", lang, count=run.unlisted_problems))
     return lines
+
+
+def _with_followers(line: str, chain: cascade.Cascade, lang: str) -> str:
+    names = ", ".join(chain.names[:cascade.MAX_NAMED]) + (", …" if len(chain.names) > cascade.MAX_NAMED else "")
+    cells = ", ".join(catalogue.text(where(c, c.cell).key, lang, **where(c, c.cell).args) for c in chain.followers)
+    return catalogue.text("cell.cascade", lang, problem=line, count=len(chain.followers), cells=cells, names=names)
 
 
 def cell_problem(record: CellRecord, lang: str) -> str:
