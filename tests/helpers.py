@@ -6,6 +6,7 @@ The root conftest.py holds the fixtures (the session zygote, grade_file); this m
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Protocol
 
 import nbformat
@@ -25,6 +27,17 @@ from grader.results import CellRecord, RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "hostile" / "attacks"
+
+
+# -- the test extra ---------------------------------------------------------------------------------------
+def require_extra(module: str) -> ModuleType:
+    """A module of the test extra (pyproject.toml: junitparser, pyyaml). Where it is missing the tests that
+    need it fail with the command that installs it: a half-installed extra never quiets the suite."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is not installed: pip install '.[test]' installs the test extra "
+                          f"(junitparser, pyyaml) the tests need") from exc
 
 
 # -- notebooks -------------------------------------------------------------------------------------------

@@ -28,8 +28,9 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
 from grader import catalogue, ci
 from grader.launcher import sandbox_env
+from helpers import require_extra
 
-junitparser = pytest.importorskip("junitparser", reason="pip install 'junitparser>=5' (the test extra)")
+junitparser = require_extra("junitparser")
 
 EXAMPLE = ROOT / "examples" / "course-repo"
 GRADED = ("3.1", "3.2", "mask")  # the example's exercises
@@ -451,7 +452,7 @@ def test_runner_environment_is_withheld(monkeypatch: pytest.MonkeyPatch) -> None
 # -- what ships: the action, the hook, the example workflow ----------------------------------------------
 
 def _yaml(path: Path) -> object:
-    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed: the YAML files' structure is not checked")
+    yaml = require_extra("yaml")
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 

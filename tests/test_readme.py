@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
-from helpers import grade, no_traceback
+from helpers import grade, no_traceback, require_extra
 from test_browser import REQUIRE_BROWSER
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -57,3 +60,12 @@ def test_ci_requires_the_browser_tests() -> None:
     export = f"export {REQUIRE_BROWSER}=1"
     assert export in lines and lines.index(export) < lines.index(TESTS)
     assert f"`{REQUIRE_BROWSER}=1`" in README
+
+
+def test_a_missing_test_extra_fails_with_the_install_command(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """tests/test_ci.py and test_ci_renderers.py take junitparser and yaml through require_extra: where
+    the README's `pip install '.[test]'` was not run in full they fail, never skip."""
+    monkeypatch.setitem(sys.modules, "junitparser", None)  # what an import of a missing module meets
+    with pytest.raises(ImportError, match=re.escape("pip install '.[test]'")):
+        require_extra("junitparser")
+    assert "pip install '.[test]'" in README
