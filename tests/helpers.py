@@ -120,9 +120,17 @@ def every_cell(run: RunResult) -> list[CellRecord]:
 
 
 def cell(run: RunResult, number: int) -> CellRecord:
-    records = {r.cell: r for r in every_cell(run)}
+    """The record of cell `number`: as listed, else (for code cells numbered from 1) one that ran fine."""
+    listed = {r.cell: r for r in run.cells}
+    records = listed if number in listed else {r.cell: r for r in every_cell(run)}
     assert number in records, f"cell {number} not recorded: {run.cells}"
     return records[number]
+
+
+def problems(run: RunResult) -> list[tuple[int, str]]:
+    """The cells that did not run fine, numbered over all of a notebook's cells (markdown included)."""
+    assert not run.unlisted_problems, "more cells failed than a result lists"
+    return [(r.cell, r.status) for r in run.cells if r.status != "ok"]
 
 
 def cells(run: RunResult) -> list[tuple[int, str]]:
