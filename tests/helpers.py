@@ -7,6 +7,7 @@ The root conftest.py holds the fixtures (the session zygote, grade_file); this m
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 import nbformat
 import pytest
@@ -80,6 +81,11 @@ class Result:
     stdout: str
     stderr: str
     elapsed: float
+
+    def json(self) -> dict[str, Any]:
+        """stdout read as the JSON result (`--json -`)."""
+        data: dict[str, Any] = json.loads(self.stdout)
+        return data
 
 
 def clean_env(**extra: str) -> dict[str, str]:

@@ -6,8 +6,9 @@ page draws the mask's visibility matrix and an expected/got table; text from a h
 shown as text and never runs. Screenshots for review go to tests/output/browser/ (git-ignored).
 
 Chromium is required in CI (GRADER_REQUIRE_BROWSER=1, which .ci/run exports; tests/test_readme.py
-checks that it does): .ci/run installs Debian's package, and a CI machine without it fails here. Elsewhere (a newcomer's first `pytest`) a missing chromium
-skips these tests with the command that installs it, so the README's test command stays true.
+checks it does): .ci/run installs Debian's package, and a CI machine without it fails here. Elsewhere
+(a newcomer's first `pytest`) a missing chromium skips these tests with the command that installs it,
+so the README's test command stays true.
 """
 from __future__ import annotations
 

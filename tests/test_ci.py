@@ -28,7 +28,7 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
 from grader import catalogue, ci
 from grader.launcher import sandbox_env
-from helpers import require_extra
+from helpers import line_of, no_traceback, require_extra
 
 junitparser = require_extra("junitparser")
 
@@ -90,10 +90,6 @@ def grade_ci(repo: Path, *args: str | Path, actions: bool = True, timeout: float
                   dict(line.split("=", 1) for line in appended.splitlines()), time.monotonic() - started)
 
 
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-
-
 def regions(stdout: str) -> tuple[list[str], list[str], list[str]]:
     """stdout as (before, inside, after) the one stop-commands region, which must close once."""
     lines = stdout.splitlines()
@@ -124,10 +120,6 @@ def cases(path: Path) -> dict[tuple[str, str], object]:
         for case in suite:
             found[(case.classname, case.name.split(" · ")[0])] = case
     return found
-
-
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
 
 
 def verdict(passed: bool, score: float, max_score: float, threshold: float) -> str:

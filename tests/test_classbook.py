@@ -192,7 +192,7 @@ def test_the_histogram_puts_each_graded_student_in_their_bin(entries: list[Entry
     expected = [0] * 10
     for entry in graded(entries):
         expected[min(9, math.floor(percent(entry) / 10))] += 1
-    assert counts == expected == [0, 0, 0, 0, 0, 0, 1, 0, 2, 1]  # 65; 80 and 80 (a lower edge without a GPU); 100 (the top)
+    assert counts == expected == [0, 0, 0, 0, 0, 0, 1, 0, 2, 1]  # 65; 80, 80 (lower edges); 100 (the top)
     assert [(bar.attrs["data-low"], bar.attrs["data-high"]) for bar in bars][-1] == ("90", "100")
     written = [g.find("text", cls="count").text() for g in svg.find_all("g", cls="bin")]
     assert written == [str(c) for c in counts], "each count is written on its bar, not only drawn"

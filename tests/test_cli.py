@@ -19,8 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,49 +27,11 @@ import pytest
 import grader
 from conftest import ROOT, SOLUTION, TEMPLATE
 from grader.exercise import discover
+from helpers import clean_env, grade, no_traceback
 
 EXERCISE_IDS = ["3.1", "3.2", "3.3", "mask", "device"]
 NOT_MOVED = "    sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)\n"
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def _grade_command() -> list[str]:
-    script = Path(sys.executable).parent / "grade"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("grade")
-    return [found] if found else [sys.executable, "-m", "grader"]
-
-
-GRADE = _grade_command()
-
-
-@dataclass
-class Result:
-    code: int
-    stdout: str
-    stderr: str
-    elapsed: float
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG", "BROWSER") and not k.startswith("PYTEST")}
-    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8", **extra)
-    return env
-
-
-def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeout: float = 180,
-          env: dict[str, str] | None = None) -> Result:
-    started = time.monotonic()
-    proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=_env(**(env or {})),
-                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
-    return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
-
-
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stderr, result.stderr
-    assert "Traceback" not in result.stdout, result.stdout
 
 
 def check_schema(data: dict[str, Any], path: Path, kind: str) -> None:
@@ -387,7 +347,7 @@ launcher.close()  # what `grade` does when it cannot grade: close before the fir
 def test_closing_an_unused_zygote_writes_nothing_to_stderr(tmp_path: Path) -> None:
     """`grade` closes the zygote without a fork whenever it cannot grade; the zygote inherits the
     command's stderr, so nothing it does on the way out may show there, however late the kill."""
-    proc = subprocess.run([sys.executable, "-c", RACE], cwd=tmp_path, env=_env(), capture_output=True,
+    proc = subprocess.run([sys.executable, "-c", RACE], cwd=tmp_path, env=clean_env(), capture_output=True,
                           text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
