@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import subprocess
-import sys
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +21,8 @@ import pytest
 import torch
 
 from grader.exercise import discover
+from helpers import MODULE, Result
+from helpers import grade as run_grade
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "exercises" / "softmax.py"
@@ -87,24 +85,9 @@ def double_check(sb, reference, rng):
 
 
 # -- the harness: the real command in a subprocess ---------------------------------------------------------
-@dataclass
-class Result:
-    code: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.stdout)
-        return data
-
-
 def grade(*args: str | Path, cwd: Path) -> Result:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG", "BROWSER") and not k.startswith("PYTEST")}
-    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=180)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+    """`python -m grader ARGS...`, so that the working directory is on the import path (see FOLDER)."""
+    return run_grade(*args, cwd=cwd, command=MODULE)
 
 
 def one_line_error(result: Result, *needles: str) -> None:

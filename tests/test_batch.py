@@ -13,36 +13,22 @@ import sys
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
 from grader.gradebook import FILENAME, Gradebook, page_name
 from grader.judge import grade
+from helpers import chapter_notebook as notebook
+from helpers import class_attacks
 from processes import alive, children_of, marked, named
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
 CLASS_EXERCISES = "3.1,3.2,mask"
 
-ATTACKS = {
-    "kills_everything": "import os, signal\nfor target in (-1, os.getppid(), 0):\n"
-                        "    try:\n        os.kill(target, signal.SIGKILL)\n    except OSError:\n        pass\n",
-    "floods": "import os\nfor _ in range(3000):\n    os.write(1, b'x' * 65536)\n    print('y' * 65536)\n",
-    "steals": f"try:\n    print(open({str(SOLUTION)!r}).read())\nexcept OSError:\n    pass\n",
-    "workflow": "print('::error file=x.py::owned')\nprint('::set-output name=score::100')\n",
-}
-
-
 def grade_command(*args: object, cwd: Path | None = None,
                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
                           timeout=600, cwd=cwd, env={**os.environ, "LANG": "en_US.UTF-8", **(env or {})})
-
-
-def notebook(*cells: str) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Chapter 3")] + [nbformat.v4.new_code_cell(c) for c in cells]
-    return nbformat.writes(nb)
 
 
 def write(path: Path, text: str) -> Path:
@@ -81,7 +67,7 @@ def make_class(folder: Path) -> dict[str, str]:
     # graded in full (a .py file runs statement by statement).
     write(folder / "max.py", "while True:\n    pass\n" + ANSWERS)
     expected["max"] = "full"
-    for name, attack in ATTACKS.items():
+    for name, attack in class_attacks().items():
         write(folder / f"{name}.py", attack + ANSWERS)
         expected[name] = "full"
     return expected
@@ -126,9 +112,11 @@ def test_a_mixed_class_gets_the_right_grades(graded_class, launcher) -> None:
     assert rows["ivan"]["problem"]["key"] == "cli.nothing_to_grade"
     assert rows["chen"]["files"] == ["answers.ipynb", "attention.py"]
     # The named bugs fail where they should, and nowhere else.
-    assert statuses(rows["dmitri"])["3.1/agree"] == "failed"
-    assert all(s == "passed" for k, s in statuses(rows["dmitri"]).items() if not k.startswith("3.1/"))
-    assert all(s == "passed" for k, s in statuses(rows["fay"]).items() if not k.startswith("3.2/"))
+    failed = {student: {k for k, s in statuses(rows[student]).items() if s != "passed"}
+              for student, verdict in expected.items() if verdict == "partial"}
+    assert failed == {"dmitri": {"3.1/agree", "3.1/parameters"}, "fay": {"3.2/answer"},
+                      "eve": {"mask/first_token", "mask/normalised", "mask/finite", "mask/reference"},
+                      "pat": {"mask/reference"}}
     # The batch gives what grading each file alone gives.
     selected = [EXERCISES[e] for e in CLASS_EXERCISES.split(",")]
     for student in ("ann", "eve", "pat", "hana"):

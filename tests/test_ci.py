@@ -28,8 +28,9 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
 from grader import catalogue, ci
 from grader.launcher import sandbox_env
+from helpers import line_of, no_traceback, require_extra
 
-junitparser = pytest.importorskip("junitparser", reason="pip install 'junitparser>=5' (the test extra)")
+junitparser = require_extra("junitparser")
 
 EXAMPLE = ROOT / "examples" / "course-repo"
 GRADED = ("3.1", "3.2", "mask")  # the example's exercises
@@ -89,10 +90,6 @@ def grade_ci(repo: Path, *args: str | Path, actions: bool = True, timeout: float
                   dict(line.split("=", 1) for line in appended.splitlines()), time.monotonic() - started)
 
 
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
-
-
 def regions(stdout: str) -> tuple[list[str], list[str], list[str]]:
     """stdout as (before, inside, after) the one stop-commands region, which must close once."""
     lines = stdout.splitlines()
@@ -123,10 +120,6 @@ def cases(path: Path) -> dict[tuple[str, str], object]:
         for case in suite:
             found[(case.classname, case.name.split(" · ")[0])] = case
     return found
-
-
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
 
 
 def verdict(passed: bool, score: float, max_score: float, threshold: float) -> str:
@@ -223,9 +216,19 @@ def test_exactly_at_the_threshold_passes(tmp_path: Path) -> None:
 def test_template_as_shipped(tmp_path: Path) -> None:
     """The example as it ships: the untouched notebook, below the pass mark, annotated by cell."""
     repo = course(tmp_path, keep_template=True)
-    result = grade_ci(repo)
+    result = grade_ci(repo, "--junit", "grader-junit.xml")
     no_traceback(result)
     assert result.code == 1
+    # Only the book's SelfAttention classes are given: 3.1's `classes` passes (3 points), every other check
+    # is not implemented yet.
+    assert verdict(False, 3, 28, 80) in result.stdout
+    found = cases(repo / "grader-junit.xml")
+    assert sorted(key for key, case in found.items() if case.is_passed) == [("grader.3.1", "classes")]
+    assert len(found) == sum(map(len, CHECKS.values()))
+    for key, case in found.items():
+        if not case.is_passed:
+            [failure] = case.result
+            assert isinstance(failure, junitparser.Failure) and "is not implemented yet" in failure.message, key
     _, _, after = regions(result.stdout)
     marks = annotations(after)
     assert marks and {m["file"] for m in marks} == {"chapter3/chapter3.ipynb"}
@@ -456,7 +459,7 @@ def test_runner_environment_is_withheld(monkeypatch: pytest.MonkeyPatch) -> None
 # -- what ships: the action, the hook, the example workflow ----------------------------------------------
 
 def _yaml(path: Path) -> object:
-    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed: the YAML files' structure is not checked")
+    yaml = require_extra("yaml")
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from junitparser import Error, Failure, JUnitXml, Skipped
 
 from conftest import CORPUS, SOLUTION, Grade, check, mutant, mutations
 from grader import __version__, catalogue
@@ -23,9 +22,12 @@ from grader.render.github import (annotations, escape_data, escape_property, mar
 from grader.render.junit import junit_xml, xml_text
 from grader.render.text import cell_problem, clean
 from grader.results import RunResult
+from helpers import line_of, require_extra
 
 HOSTILE = ("bad ::set-output name=x::y\n::error::pwned %0A 100% <img src=x onerror=alert(1)> "
            "[link](http://evil) | a | b | \x1b[31mred\x07 \x0b\r \ud800 \ufffe")
+junitparser = require_extra("junitparser")
+Error, Failure, JUnitXml, Skipped = junitparser.Error, junitparser.Failure, junitparser.JUnitXml, junitparser.Skipped
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
@@ -44,10 +46,6 @@ def runner_parse(line: str) -> tuple[str, dict[str, str], str] | None:
                                .replace("%2C", ",").replace("%25", "%"))
     data = message[end + 2:].replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
     return name, properties, data
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def hostile_source() -> str:

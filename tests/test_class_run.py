@@ -1,5 +1,6 @@
 """Several submissions graded under one parent with one zygote, as an instructor's run does: one that
-kills every process it can see, its parent and its group, or floods its output, costs nobody else."""
+kills every process it can see, its parent and its group, floods its output, forks until it cannot, reads
+the reference or prints fake results (helpers.CLASS_ATTACKS, from the hostile corpus) costs nobody else."""
 from __future__ import annotations
 
 import time
@@ -8,15 +9,11 @@ from pathlib import Path
 from conftest import EXERCISES, SOLUTION
 from grader.judge import grade
 from grader.launcher import ZygoteLauncher
+from helpers import class_attacks
+from processes import survivors
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
-ATTACKS = {
-    "kills_everything": "import os, signal\nfor target in (-1, os.getppid(), 0):\n"
-                        "    try:\n        os.kill(target, signal.SIGKILL)\n    except OSError:\n        pass\n",
-    "floods": "import os\nfor _ in range(3000):\n    os.write(1, b'x' * 65536)\n    print('y' * 65536)\n",
-    "forks": "import os\nfor _ in range(2000):\n    try:\n        if os.fork() == 0:\n            import time\n"
-             "            time.sleep(600)\n    except OSError:\n        break\n",
-}
+ATTACKS = class_attacks()
 
 
 def test_a_class_with_hostile_members(tmp_path: Path) -> None:
@@ -43,3 +40,4 @@ def test_a_class_with_hostile_members(tmp_path: Path) -> None:
         assert not run.grader_fault, name
         # The attack ran in its own sandbox; the answers beside it are still graded on their merits.
         assert run.score == run.max_score, (name, [(c.id, c.message) for e in run.exercises for c in e.checks])
+    assert not survivors([b"987652"]), "the fork bomb's processes outlived grading"

@@ -11,6 +11,7 @@ import torch
 
 import mutations
 from conftest import CORPUS, SOLUTION, Grade, check
+from helpers import attack, hardware_accelerator
 
 # `.to(device)` goes through `_apply`; the reference with SelfAttention_v2 nudging a weight there, so
 # the moved copy computes something else.
@@ -78,12 +79,18 @@ def test_plain_tensor_mask_fails_registered(grade_file: Grade) -> None:
     assert "self.register_buffer('mask', ...)" in c.message
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present: the comparison runs")
-def test_accelerator_skipped_without_gpu(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_accelerator_compared_on_this_machines_device(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On CUDA or MPS the reference gives the CPU's outputs there (2 points); without one the comparison
+    is skipped and worth 0 points."""
     monkeypatch.delenv("GRADER_ACCELERATOR", raising=False)
     c = check(grade_file(SOLUTION, "device"), "device", "accelerator")
-    assert (c.status, c.message_key) == ("skipped", "device.accelerator.none")
-    assert c.score == c.max_score == 0
+    device = hardware_accelerator()
+    if device is None:
+        assert (c.status, c.message_key) == ("skipped", "device.accelerator.none")
+        assert c.score == c.max_score == 0
+    else:
+        assert (c.status, c.message_key) == ("passed", "device.accelerator.ok"), c.message
+        assert c.score == c.max_score == 2 and f"On {device}" in c.message
 
 
 def test_accelerator_override_reference_passes(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,6 +98,14 @@ def test_accelerator_override_reference_passes(grade_file: Grade, monkeypatch: p
     c = check(grade_file(SOLUTION, "device"), "device", "accelerator")
     assert (c.status, c.message_key) == ("passed", "device.accelerator.ok")
     assert c.max_score > 0 and "On cpu" in c.message
+
+
+def test_accelerator_comparison_fails_a_class_that_computes_nothing(grade_file: Grade,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Zeros of the right shape are the same on every device: the comparison gives them no points."""
+    monkeypatch.setenv("GRADER_ACCELERATOR", "cpu")
+    c = check(grade_file(attack("zero_work"), "device"), "device", "accelerator")
+    assert (c.status, c.message_key, c.score) == ("failed", "check.constant", 0), c.message
 
 
 def test_accelerator_override_catches_perturbing_to(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:

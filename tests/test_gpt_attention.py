@@ -417,7 +417,9 @@ def test_layernorm_ignoring_gamma_and_beta(grade_file: Grade) -> None:
 
 def test_layernorm_swapping_gamma_and_beta(grade_file: Grade) -> None:
     run = grade_file(edit(LAYERNORM_LECTURE, "self.gamma * xhat + self.beta", "self.beta * xhat + self.gamma"), NORM)
-    failed_with(run, NORM, "affine", "gpt.layernorm.affine.swapped")
+    c = failed_with(run, NORM, "affine", "gpt.layernorm.affine.swapped")
+    assert "gamma and beta are swapped" in c.messages["en"] and "self.gamma * xhat + self.beta" in c.messages["en"]
+    assert "gamma 和 beta 用反了" in c.messages["zh"] and "self.gamma * xhat + self.beta" in c.messages["zh"]
     failed_with(run, NORM, "eps", "gpt.layernorm.eps.rows_wrong")
 
 

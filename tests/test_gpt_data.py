@@ -310,7 +310,11 @@ def test_shuffled_split_fails_both_parts(grade_file: Grade) -> None:
     run = grade_file(mutate("train_data = data[:n]\nval_data = data[n:]",
                             "shuffled = data[torch.randperm(len(data))]\n"
                             "train_data = shuffled[:n]\nval_data = shuffled[n:]"), "gpt.split")
-    assert check(run, "gpt.split", "val").message_key == "gpt.split.val.shuffled"
+    assert statuses(run, "gpt.split") == {"data": "passed", "train": "failed", "val": "failed"}
+    for part in ("train", "val"):
+        c = check(run, "gpt.split", part)
+        assert c.message_key == f"gpt.split.{part}.shuffled"
+        assert f"{part}_data is not a stretch of data in order: it looks shuffled" in c.message
 
 
 def test_hard_coded_vocabulary_fails_forward_too(grade_file: Grade) -> None:

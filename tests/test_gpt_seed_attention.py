@@ -40,8 +40,6 @@ def test_the_three_versions_pass_from_the_x_that_cell_16_rebinds(run: RunResult)
 
 
 def test_layernorm_as_written_passes(run: RunResult) -> None:
-    if check(run, "gpt.layernorm", "normalised").message_key == "gpt.layernorm.unreadable":
-        pytest.skip("the sandbox gives no handle on an object of a plain class yet")
     assert statuses(run, "gpt.layernorm") == {"normalised": "passed", "eps": "passed", "affine": "passed"}
     assert "unbiased variance x.var(1)" in check(run, "gpt.layernorm", "normalised").message
 
@@ -55,9 +53,8 @@ def test_the_inline_head_is_not_a_head_class(run: RunResult) -> None:
     assert run.exercises[1].checks[0].max_score == 2
 
 
-def test_until_the_sandbox_holds_a_plain_object_layernorm_is_skipped_not_failed(run: RunResult) -> None:
-    first = check(run, "gpt.layernorm", "normalised")
-    if first.message_key != "gpt.layernorm.unreadable":
-        pytest.skip("the sandbox gives a handle on an object of a plain class")
+def test_a_plain_class_is_graded_never_skipped(run: RunResult) -> None:
+    """LayerNorm1d is a plain class, not an nn.Module: the sandbox holds it like any object, so its checks
+    are graded ("skipped" is for missing hardware only)."""
     for c in next(e for e in run.exercises if e.id == "gpt.layernorm").checks:
-        assert (c.status, c.message_key, c.score, c.max_score) == ("skipped", "gpt.layernorm.unreadable", 0.0, 0.0)
+        assert c.status == "passed" and c.score == c.max_score > 0, (c.id, c.status, c.message_key)

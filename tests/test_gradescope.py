@@ -21,17 +21,15 @@ from typing import Any
 
 import nbformat
 import pytest
-import torch
 
 from conftest import ROOT, SOLUTION, Grade, check, mutant, mutations
 from grader import __version__, catalogue
 from grader.catalogue import Msg
 from grader.render.gradescope import results
+from helpers import WITHOUT_ACCELERATOR
 
 EXAMPLES = ROOT / "examples" / "gradescope"
 CJK = re.compile(r"[\u4e00-\u9fff]")
-NO_GPU = pytest.mark.skipif(torch.cuda.is_available() or torch.backends.mps.is_available(),
-                            reason="an accelerator is present: the GPU comparison runs")
 
 # -- the specification's fields, as a validator ------------------------------------------------------------
 
@@ -124,7 +122,7 @@ def test_reference_solution_one_passed_test_per_check(grade_file: Grade) -> None
     assert data["extra_data"]["seed"] == 0 and data["extra_data"]["sha256"] == run.submission.sha256
 
 
-@NO_GPU
+@WITHOUT_ACCELERATOR
 def test_gpu_comparison_skipped_worth_nothing_and_no_status(grade_file: Grade,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GRADER_ACCELERATOR", raising=False)

@@ -19,6 +19,7 @@ import torch
 from conftest import CORPUS, EXERCISES, SOLUTION, Grade, check, mutant, mutations, statuses
 from exercises import mask
 from exercises._attention import book_state, random_roles, reference_output
+from grader import catalogue
 from grader.judge import grade
 from grader.results import RunResult
 from solutions import chapter3
@@ -150,6 +151,46 @@ def test_bug_fails_exactly_its_checks(graded_bug: Callable[[str], RunResult], bu
             assert result.evidence.get("diagnosis") == diagnosis, result.message
         else:
             assert (result.status, result.message_key) == ("passed", OK_KEYS[cid])
+
+
+# bug -> words that name the mistake, in the message a student reads in each language
+NAMED: dict[str, dict[str, tuple[str, ...]]] = {
+    "diagonal_zero": {"en": ("hides each token from itself", "diagonal=1"), "zh": ("对自身也遮住", "diagonal=1")},
+    "inverted_mask": {"en": ("The mask is inverted",), "zh": ("掩码反了",)},
+    "mask_not_applied": {"en": ("The mask is not applied", "masked_fill_"),
+                         "zh": ("掩码没有生效", "masked_fill_")},
+    "softmax_wrong_dim": {"en": ("softmax runs over the wrong dim", "dim=-1"),
+                          "zh": ("softmax 的维度不对", "dim=-1")},
+    "no_scaling": {"en": ("not scaled", "keys.shape[-1]**0.5"), "zh": ("没有缩放", "keys.shape[-1]**0.5")},
+    "scale_by_d_out": {"en": ("scaled by sqrt(d_out)", "sqrt(head_dim)"),
+                       "zh": ("除以了 sqrt(d_out)", "sqrt(head_dim)")},
+    "no_split_transpose": {"en": ("After .view(b, num_tokens, num_heads, head_dim)", ".transpose(1, 2)"),
+                           "zh": (".view(b, num_tokens, num_heads, head_dim) 之后", ".transpose(1, 2)")},
+    "no_merge_transpose": {"en": ("Merging the heads needs .transpose(1, 2)",),
+                           "zh": ("合并各头时", ".transpose(1, 2)")},
+    "mask_after_softmax_no_renorm": {"en": ("applied after the softmax without renormalising",),
+                                     "zh": ("softmax 之后应用却没有重新归一化",)},
+    "query_key_swapped": {"en": ("queries and keys are swapped",), "zh": ("queries 和 keys 互换了",)},
+}
+
+
+def test_every_diagnosed_bug_has_its_words() -> None:
+    assert set(NAMED) == {bug for bug, failures in BUG_FAILURES.items() if any(d for _, d in failures.values())}
+
+
+@pytest.mark.parametrize("bug", list(NAMED))
+def test_the_message_names_the_mistake_in_both_languages(graded_bug: Callable[[str], RunResult], bug: str) -> None:
+    """What a student reads, not only the key: each check that diagnoses the bug says which mistake it is,
+    in English and in Chinese, in the words of the catalogue's diagnosis."""
+    run = graded_bug(bug)
+    diagnosed = [cid for cid, (_, diagnosis) in BUG_FAILURES[bug].items() if diagnosis]
+    assert diagnosed
+    for cid in diagnosed:
+        result = check(run, "mask", cid)
+        for lang, words in NAMED[bug].items():
+            assert catalogue.text(_diag(bug), lang) in result.messages[lang], (cid, lang, result.messages[lang])
+            for word in words:
+                assert word in result.messages[lang], (cid, lang, word, result.messages[lang])
 
 
 @pytest.mark.parametrize("bug", ["scale_by_d_out", "no_split_transpose", "no_merge_transpose"])

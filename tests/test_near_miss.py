@@ -5,21 +5,14 @@ cell that forgot `import torch.nn as nn`, an indentation error in the cell of th
 """
 from __future__ import annotations
 
-import nbformat
 
 from conftest import SOLUTION, check
 from grader.loading import Cell
 from grader.near_miss import Binding, bindings, near
+from helpers import chapter_notebook as notebook
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
 NOT_FOUND = ("check.not_found", "check.near_miss", "check.not_run")
-
-
-def notebook(*cells: str) -> str:
-    """A notebook as Jupyter writes it: a markdown cell first (cells are counted over all of them)."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Chapter 3")] + [nbformat.v4.new_code_cell(c) for c in cells]
-    return nbformat.writes(nb)
 
 
 def defined(*names: str) -> list[Binding]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from conftest import CORPUS, Grade, statuses
 from grader.render import terminal
+from helpers import line_of
 
 BOOK = (CORPUS / "book_style.py").read_text(encoding="utf-8")
 # The book's code without its cell markers, a line left over from an earlier version before the 3.2
@@ -20,17 +21,14 @@ SCRIPT = (
 )
 
 
-def line_of(text: str) -> int:
-    return SCRIPT.splitlines().index(text) + 1
-
-
 def test_a_script_is_graded_statement_by_statement(grade_file: Grade) -> None:
     assert "# %%" not in SCRIPT
     run = grade_file(SCRIPT, "3.1,3.2,3.3,mask", timeout=20)
     for exercise in ("3.1", "3.2", "3.3", "mask"):
         assert set(statuses(run, exercise).values()) == {"passed"}, (exercise, statuses(run, exercise))
     problems = {r.first_line: r for r in run.cells if r.status != "ok"}
-    stale, loop = line_of("print(old_result)  # from an earlier version"), line_of("for step in range(10**12):")
+    stale = line_of(SCRIPT, "print(old_result)  # from an earlier version")
+    loop = line_of(SCRIPT, "for step in range(10**12):")
     assert sorted(problems) == [stale, loop]
     assert problems[stale].status == "error" and problems[stale].error["type"] == "NameError"
     assert problems[loop].status == "interrupted" and problems[loop].error["seconds"] == 6.0  # 30% of 20 s

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from conftest import SOLUTION, TEMPLATE, Grade, statuses
+from helpers import accelerator
 
 
 def test_solutions_get_full_marks(grade_file: Grade) -> None:
@@ -24,4 +25,6 @@ def test_template_notebook_reports_not_implemented(grade_file: Grade) -> None:
     failures = [c for e in run.exercises for c in e.checks if c.status == "failed"]
     assert failures and all(c.message_key == "check.not_implemented" for c in failures)
     assert all(r.status == "ok" for r in run.cells)
-    assert statuses(run, "device")["accelerator"] in ("skipped", "failed")
+    # The template gives the book's SelfAttention_v1 and v2 (the other classes raise NotImplementedError):
+    # on an accelerator they give the CPU's outputs; without one the comparison is skipped.
+    assert statuses(run, "device")["accelerator"] == ("passed" if accelerator() else "skipped")

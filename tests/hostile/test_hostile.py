@@ -32,7 +32,6 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
-import nbformat
 import pytest
 
 import mutations  # tests/corpus, put on sys.path by the root conftest
@@ -40,11 +39,11 @@ from conftest import EXERCISES, SOLUTION, Grade, check, statuses
 from grader.judge import grade
 from grader.launcher import ZygoteLauncher
 from grader.render import html, terminal
-from grader.results import CellRecord, RunResult
+from grader.results import RunResult
+from helpers import attack, cell, cells, error_type, every_cell, line_of, no_grader_errors, notebook, problems
 
 from .conftest import survivors
 
-ATTACKS = Path(__file__).resolve().parent / "attacks"
 SOURCE = SOLUTION.read_text(encoding="utf-8")
 SLACK = 5.0  # seconds past the grading budget: starting and ending the sandbox, reaping
 
@@ -82,31 +81,6 @@ def before(attack: str, answers: str = SOURCE) -> str:
     return attack + "\n# %%\n" + answers
 
 
-def notebook(*cells: str) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    return nbformat.writes(nb)
-
-
-def cell(run: RunResult, number: int) -> CellRecord:
-    records = {r.cell: r for r in every_cell(run)}
-    assert number in records, f"cell {number} not recorded: {run.cells}"
-    return records[number]
-
-
-def cells(run: RunResult) -> list[tuple[int, str]]:
-    return [(r.cell, r.status) for r in every_cell(run)]
-
-
-def every_cell(run: RunResult) -> list[CellRecord]:
-    """Every cell's record. A result lists the cells that did not run fine (and those a check quotes)
-    and counts the rest; the submissions here are code cells numbered from 1, so a cell it counts
-    but does not list ran fine."""
-    assert not run.unlisted_problems, "more cells failed than a result lists"
-    listed = {r.cell: r for r in run.cells}
-    return [listed.get(n, CellRecord(n, "ok")) for n in range(1, sum(run.cell_counts.values()) + 1)]
-
-
 def all_checks(run: RunResult) -> list[Any]:
     return [c for e in run.exercises for c in e.checks]
 
@@ -117,15 +91,6 @@ def verdict(run: RunResult) -> dict[str, dict[str, str]]:
 
 def passed_checks(run: RunResult) -> set[tuple[str, str]]:
     return {(e.id, c.id) for e in run.exercises for c in e.checks if c.status == "passed"}
-
-
-def no_grader_errors(run: RunResult) -> None:
-    errors = [(e.id, c.id, c.message) for e in run.exercises for c in e.checks if c.status == "error"]
-    assert not errors, errors
-
-
-def error_type(record: CellRecord) -> str:
-    return str((record.error or {}).get("type"))
 
 
 def nothing_found(run: RunResult) -> None:
@@ -165,13 +130,7 @@ class Hostile:
         (root / "README.txt").write_text("the course folder's parent\n", encoding="utf-8")
 
     def attack(self, name: str, **values: object) -> str:
-        text = (ATTACKS / f"{name}.py").read_text(encoding="utf-8")
-        fills = {"MARK": self.mark, "DIR": str(self.folder), "NAME": self.name,
-                 **{k.upper(): str(v) for k, v in values.items()}}
-        for key, value in fills.items():
-            text = text.replace(f"@{key}@", value)
-        assert not re.search(r"@[A-Z]+@", text), f"unfilled token in {name}"
-        return text
+        return attack(name, mark=self.mark, dir=self.folder, name=self.name, **values)
 
     def escaped_files(self) -> list[Path]:
         """Files carrying this test's mark where the sandbox must not write."""
@@ -227,17 +186,18 @@ def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
     """sys.exit is a cell error (SystemExit); os._exit crashes its cell, which is then left out.
     A .py file without `# %%` runs statement by statement: the exit is its own statement, and the answers
     after it in the same file keep their points, as they do after it in a `# %%` block of their own or in
-    a notebook's cell."""
+    a notebook's cell (numbered over all cells: a markdown cell comes first)."""
     attack = hostile.attack(how)
     status = "error" if how == "exit_sys" else "crashed"
     if kind == "py":
         source = attack + "\n" + SOURCE if where == "before" else after(attack)
     else:
-        source = notebook(attack, SOURCE) if where == "before" else notebook(SOURCE, attack)
+        cells_ = (attack, SOURCE) if where == "before" else (SOURCE, attack)
+        source = notebook("md:Some notes", *cells_, "after = 1")
     run = hostile.grade(source, "3.1", suffix=f".{kind}", timeout=30)
     no_grader_errors(run)
-    exit_cell = {("py", "before"): 2, ("py", "after"): 2, ("ipynb", "before"): 1, ("ipynb", "after"): 2}[kind, where]
-    assert [c for c in cells(run) if c[1] != "ok"] == [(exit_cell, status)]
+    exit_cell = {("py", "before"): 2, ("py", "after"): 2, ("ipynb", "before"): 2, ("ipynb", "after"): 3}[kind, where]
+    assert problems(run) == [(exit_cell, status)] and run.cell_counts[status] == 1
     assert statuses(run, "3.1") == ALL_31 and run.full_marks
     record = cell(run, exit_cell)
     if how == "exit_sys":
@@ -249,12 +209,41 @@ def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
 
 
 # -- 2. hangs ------------------------------------------------------------------------------------------
-def test_infinite_loop_at_import(hostile: Hostile) -> None:
-    """The loop is interrupted at its share of the budget, as Jupyter's Stop button would; the answers in the
-    next cell are graded in full."""
-    run = hostile.grade(before(hostile.attack("hang_import")), "3.1", timeout=20)
-    assert cells(run) == [(1, "interrupted"), (2, "ok")]
+@pytest.mark.parametrize("answers", [True, False], ids=["before-answers", "alone"])
+def test_infinite_loop_at_import(hostile: Hostile, answers: bool) -> None:
+    """The loop is interrupted at its share of the budget (30% of 20 s: 6 s), as Jupyter's Stop button would,
+    and recorded with the line it stopped at; the answers in the next cell are graded in full, and a loop
+    alone leaves nothing to find."""
+    loop = hostile.attack("hang_import")
+    run = hostile.grade(before(loop) if answers else loop, "3.1", timeout=20)
+    no_grader_errors(run)
+    record = cell(run, 1)
+    assert record.status == "interrupted" and record.error is not None, record
+    assert record.error["seconds"] == 6.0
+    assert record.error["line"] in (line_of(loop, "while True:"), line_of(loop, "    pass")), record.error
+    if answers:
+        assert cells(run) == [(1, "interrupted"), (2, "ok")]
+        assert statuses(run, "3.1") == ALL_31
+    else:
+        assert cells(run) == [(1, "interrupted")]
+        nothing_found(run)
+
+
+def test_a_loop_that_catches_the_interrupt_is_killed_and_later_cells_run(hostile: Hostile) -> None:
+    """A loop that swallows the interrupt is killed at its share's end and left out of the replay; the
+    answers in the cell after it keep their points."""
+    run = hostile.grade(notebook("import torch", hostile.attack("catch_interrupt"), SOURCE), "3.1",
+                        suffix=".ipynb", timeout=12)
+    assert cells(run) == [(1, "ok"), (2, "timeout"), (3, "ok")] and run.cell_counts == {"ok": 2, "timeout": 1}
     assert statuses(run, "3.1") == ALL_31
+
+
+def test_a_loop_that_spends_the_whole_budget_is_still_recorded(hostile: Hostile) -> None:
+    """The same loop past the submission's whole budget: the page must say which cell hung, and every
+    check fails on the spent budget."""
+    run = hostile.grade(after(hostile.attack("catch_interrupt")), "3.1", timeout=2)
+    assert all(c.status == "failed" and c.message_key == "check.deadline" for c in all_checks(run))
+    assert cell(run, 2).status == "timeout"
 
 
 def test_infinite_loop_in_init(hostile: Hostile) -> None:
@@ -270,14 +259,38 @@ def test_infinite_loop_in_init(hostile: Hostile) -> None:
 
 
 def test_infinite_loop_in_forward(hostile: Hostile) -> None:
-    run = hostile.grade(after(hostile.attack("hang_forward")), "3.1,3.3", timeout=30)
+    """MultiHeadAttention.forward hangs: the first probe of it spends its 10 s deadline, every later probe of
+    the same code fails at once, and the exercises around it keep all their points."""
+    run = hostile.grade(after(hostile.attack("hang_forward")), "3.3,3.1,mask,device", timeout=60)
+    assert hostile.elapsed < 30, hostile.elapsed  # one 10 s deadline and a few restarts, not one per check
+    assert cells(run) == [(1, "ok"), (2, "ok")]
     no_grader_errors(run)
-    assert statuses(run, "3.1") == ALL_31
     assert check(run, "3.3", "parameters").status == "passed"  # counted, never run
     for check_id in ("heads", "context"):
         result = check(run, "3.3", check_id)
         assert (result.status, result.message_key) == ("failed", "check.timeout"), result
+        assert "MultiHeadAttention.forward" in result.message and "did not finish" in result.message
+    assert statuses(run, "3.1") == ALL_31  # after a restart
+    assert next(e for e in run.exercises if e.id == "3.1").score == 10
+    mask = [c for e in run.exercises if e.id == "mask" for c in e.checks]
+    for result in mask:
+        assert (result.status, result.message_key) == ("failed", "check.timeout"), result
         assert "MultiHeadAttention.forward" in result.message
+    assert check(run, "device", "registered").status == "passed"  # construction and listing never hang
+
+
+def test_exit_in_forward_costs_only_those_checks(hostile: Hostile) -> None:
+    """os._exit(3) inside a probe ends that sandbox: the checks that run the forward fail saying so, the
+    others keep their points."""
+    run = hostile.grade(after(hostile.attack("exit_forward")), "3.3,3.1", timeout=60)
+    assert hostile.elapsed < 30, hostile.elapsed
+    no_grader_errors(run)
+    assert check(run, "3.3", "parameters").status == "passed"
+    for check_id in ("heads", "context"):
+        result = check(run, "3.3", check_id)
+        assert (result.status, result.message_key) == ("failed", "check.exited"), result
+        assert "status 3" in result.message and "MultiHeadAttention.forward" in result.message
+    assert statuses(run, "3.1") == ALL_31
 
 
 # -- 3. resources ---------------------------------------------------------------------------------------
@@ -285,12 +298,14 @@ def test_memory_bomb(hostile: Hostile) -> None:
     """Allocating until failure ends the cell (MemoryError at the memory cap, a killed child, or, on a slow
     machine, the interrupt at its share of the time); the answers in the next cell still run and keep
     their points."""
-    run = hostile.grade(before(hostile.attack("memory_bomb")), "3.1", timeout=60)
-    assert hostile.elapsed < 45, hostile.elapsed
+    bomb = hostile.attack("memory_bomb")
+    run = hostile.grade(before(bomb), "3.1", timeout=60)
+    assert hostile.elapsed < 45, hostile.elapsed  # touching 6 GB takes ~15 s on a slow VM
     record = cell(run, 1)
     assert record.status in ("error", "crashed", "interrupted"), record
-    if record.status == "error":
-        assert error_type(record) == "MemoryError"
+    if record.status == "error":  # raised where the block is allocated
+        assert error_type(record) == "MemoryError" and record.error is not None
+        assert record.error["line"] == line_of(bomb, "hog.append("), record.error
     assert cell(run, 2).status == "ok"
     assert statuses(run, "3.1") == ALL_31
 

@@ -1,0 +1,208 @@
+"""What several test files share, each in one place: notebooks written from cells, the `grade` command run
+as a student runs it, the records of a run's cells, the accelerator this machine has, and the attacks of
+the hostile corpus (tests/hostile/attacks) for the tests that put them in a class.
+
+The root conftest.py holds the fixtures (the session zygote, grade_file); this module holds plain functions.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol
+
+import nbformat
+import pytest
+import torch
+
+from exercises.device import DEVICE_OVERRIDE
+from grader.results import CellRecord, RunResult
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTACKS = ROOT / "tests" / "hostile" / "attacks"
+
+
+# -- the test extra ---------------------------------------------------------------------------------------
+def require_extra(module: str) -> ModuleType:
+    """A module of the test extra (pyproject.toml: junitparser, pyyaml). Where it is missing the tests that
+    need it fail with the command that installs it: a half-installed extra never quiets the suite."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is not installed: pip install '.[test]' installs the test extra "
+                          f"(junitparser, pyyaml) the tests need") from exc
+
+
+# -- notebooks -------------------------------------------------------------------------------------------
+def notebook(*cells: str) -> str:
+    """A notebook of code cells; a cell starting with 'md:' is a markdown cell."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(c[3:]) if c.startswith("md:") else nbformat.v4.new_code_cell(c)
+                for c in cells]
+    return nbformat.writes(nb)
+
+
+def chapter_notebook(*cells: str) -> str:
+    """A notebook as Jupyter writes it: a markdown heading first (cells are counted over all of them)."""
+    return notebook("md:# Chapter 3", *cells)
+
+
+def line_of(text: str | Path, needle: str) -> int:
+    """The number (from 1) of the first line of `text` (a file's, for a Path) that holds `needle`."""
+    if isinstance(text, Path):
+        text = text.read_text(encoding="utf-8")
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+# -- the grade command -------------------------------------------------------------------------------------
+def _grade_command() -> list[str]:
+    script = Path(sys.executable).parent / "grade"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("grade")
+    return [found] if found else [sys.executable, "-m", "grader"]
+
+
+GRADE = _grade_command()
+MODULE = [sys.executable, "-m", "grader"]  # `python -m grader`: the working directory is on the import path
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+    elapsed: float
+
+    def json(self) -> dict[str, Any]:
+        """stdout read as the JSON result (`--json -`)."""
+        data: dict[str, Any] = json.loads(self.stdout)
+        return data
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment as a student's shell has it: English, no colour, no pytest or debug."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG", "BROWSER") and not k.startswith("PYTEST")}
+    env.update(LC_ALL="C.UTF-8", LANG="C.UTF-8", NO_COLOR="1", PYTHONIOENCODING="utf-8", **extra)
+    return env
+
+
+def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeout: float = 180,
+          env: dict[str, str] | None = None) -> Result:
+    """`grade ARGS...` run in `cwd` (or `command ARGS...`), as a student's shell runs it."""
+    started = time.monotonic()
+    proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=clean_env(**(env or {})),
+                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
+    return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+
+
+class Printed(Protocol):
+    stdout: str
+    stderr: str
+
+
+def no_traceback(result: Printed) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stdout, result.stdout
+
+
+# -- a run's cells and checks -------------------------------------------------------------------------------
+def every_cell(run: RunResult) -> list[CellRecord]:
+    """Every cell's record. A result lists the cells that did not run fine (and those a check quotes)
+    and counts the rest; for a submission of code cells numbered from 1 (a .py file, or a notebook
+    without markdown cells), a cell it counts but does not list ran fine."""
+    assert not run.unlisted_problems, "more cells failed than a result lists"
+    listed = {r.cell: r for r in run.cells}
+    return [listed.get(n, CellRecord(n, "ok")) for n in range(1, sum(run.cell_counts.values()) + 1)]
+
+
+def cell(run: RunResult, number: int) -> CellRecord:
+    """The record of cell `number`: as listed, else (for code cells numbered from 1) one that ran fine."""
+    listed = {r.cell: r for r in run.cells}
+    records = listed if number in listed else {r.cell: r for r in every_cell(run)}
+    assert number in records, f"cell {number} not recorded: {run.cells}"
+    return records[number]
+
+
+def problems(run: RunResult) -> list[tuple[int, str]]:
+    """The cells that did not run fine, numbered over all of a notebook's cells (markdown included)."""
+    assert not run.unlisted_problems, "more cells failed than a result lists"
+    return [(r.cell, r.status) for r in run.cells if r.status != "ok"]
+
+
+def cells(run: RunResult) -> list[tuple[int, str]]:
+    return [(r.cell, r.status) for r in every_cell(run)]
+
+
+def error_type(record: CellRecord) -> str:
+    return str((record.error or {}).get("type"))
+
+
+def no_grader_errors(run: RunResult) -> None:
+    errors = [(e.id, c.id, c.message) for e in run.exercises for c in e.checks if c.status == "error"]
+    assert not errors, errors
+
+
+def failed_checks(run: RunResult) -> set[str]:
+    """`exercise/check` of every check that failed."""
+    return {f"{e.id}/{c.id}" for e in run.exercises for c in e.checks if c.status == "failed"}
+
+
+# -- the machine ---------------------------------------------------------------------------------------------
+def accelerator() -> str | None:
+    """The device the device exercise compares on here: the one GRADER_ACCELERATOR names, else this
+    machine's "cuda" or "mps", else None (then its `accelerator` check is skipped and worth 0 points), as
+    exercises/device.py decides it."""
+    return os.environ.get(DEVICE_OVERRIDE) or hardware_accelerator()
+
+
+def hardware_accelerator() -> str | None:
+    """"cuda" or "mps" where this machine has one, else None."""
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return None
+
+
+# Tests of what a machine without an accelerator shows (they unset GRADER_ACCELERATOR themselves).
+WITHOUT_ACCELERATOR = pytest.mark.skipif(hardware_accelerator() is not None,
+                                         reason="an accelerator is present: the GPU comparison runs")
+
+
+# -- the hostile corpus ----------------------------------------------------------------------------------------
+def attack(which: str, /, **values: object) -> str:
+    """tests/hostile/attacks/WHICH.py with its `@NAME@` tokens filled from `values` (mark="x" fills @MARK@)."""
+    text = (ATTACKS / f"{which}.py").read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace(f"@{key.upper()}@", str(value))
+    assert not re.search(r"@[A-Z]+@", text), f"unfilled token in {which}"
+    return text
+
+
+# The attacks a class run puts before one student's answers each (test_class_run, test_batch): the student
+# kills every process it can see, its parent and its group; floods its output; forks until it cannot; reads
+# the reference; prints fake results and workflow commands. Each must cost nobody else anything.
+CLASS_ATTACKS = {
+    "kills": ("kill_everything", "kill_parent", "kill_group"),
+    "floods": ("flood_write_stdout", "flood_print_stdout"),
+    "forks": ("fork_bomb",),
+    "steals": ("read_solutions",),
+    "workflow": ("fake_results",),
+}
+
+
+def class_attacks() -> dict[str, str]:
+    """Each student of CLASS_ATTACKS and the attack code before their answers."""
+    return {student: "\n".join(attack(a, mark=student) for a in names) + "\n"
+            for student, names in CLASS_ATTACKS.items()}
