@@ -24,6 +24,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -107,12 +108,16 @@ class Recorder:
 def chromium() -> str:
     found = shutil.which("chromium")
     if found is None:
-        why = ("chromium is not installed: the browser tests need Debian's chromium "
-               "(apt-get update && apt-get install -y chromium; .ci/run installs it)")
-        if os.environ.get(REQUIRE_BROWSER) == "1":
-            pytest.fail(why, pytrace=False)
-        pytest.skip(why)
+        missing("chromium is not installed: the browser tests need Debian's chromium "
+                "(apt-get update && apt-get install -y chromium; .ci/run installs it)")
     return found
+
+
+def missing(why: str) -> NoReturn:
+    """What the browser tests need is not here: a failure where they are required, else a skip."""
+    if os.environ.get(REQUIRE_BROWSER) == "1":
+        pytest.fail(why, pytrace=False)
+    pytest.skip(why)
 
 
 def visit(chromium: str, page: Path, *mode: str, fonts: Path | None = None) -> Visit:
@@ -281,7 +286,8 @@ addEventListener("load", () => {
 def fresh_fonts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folders = [folder for folder in FRESH_FONTS if Path(folder).is_dir()]
     if not folders:
-        pytest.fail("Chromium's Liberation fonts are missing (apt-get install -y fonts-liberation)", pytrace=False)
+        missing("the fonts of a fresh machine's Chromium are not installed: the glyph tests draw with them "
+                "(apt-get install -y fonts-liberation; .ci/run installs them)")
     work = tmp_path_factory.mktemp("fonts")
     config = work / "fonts.conf"
     config.write_text('<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
