@@ -23,6 +23,7 @@ import click
 
 from grader import catalogue
 from grader.catalogue import MessageError
+from grader.launcher import python_env
 from grader.loading import GRADER_CALL
 from grader.results import RunResult, from_json
 
@@ -44,6 +45,7 @@ class Judge:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "grader.kernel_judge"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+            env=python_env(),  # this grader, wherever the kernel found it
             start_new_session=True,  # Stop signals the kernel's group: the judge hears of it from us
         )
 
@@ -186,6 +188,9 @@ def grade_magic(line: str) -> None:
         return
     except click.ClickException as exc:
         exc.show()
+        return
+    except ValueError as exc:  # shlex: an unclosed quote
+        print(f"%grade: {exc}", file=sys.stderr)
         return
     lang = options["lang"] or catalogue.default_lang()
     try:

@@ -274,7 +274,9 @@ def test_every_student_is_listed_and_linked(entries: list[Entry], page: tuple[st
             assert cells[:2] == ["—", "—"]
     failing = {row.find("a").text(): " ".join(row.find_all("td")[3].text("en").split()) for row in rows}
     assert failing["ann"] == "none: full marks"
-    assert failing[INJECTION].startswith("✗ failed 3.1 · ") and failing[SCRIPT].startswith("✗ failed 3.2 · ")
+    assert failing[INJECTION].startswith("failed 3.1 · ") and failing[SCRIPT].startswith("failed 3.2 · ")
+    marks = {row.find("a").text(): row.find_all("td")[3].find_all("svg", cls="mark") for row in rows}
+    assert [m.classes for m in marks[INJECTION]] == [{"mark", "failed"}] and marks["ann"] == []
 
 
 def test_student_names_are_text_not_markup(page: tuple[str, Node]) -> None:

@@ -19,7 +19,9 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
-from conftest import ROOT, SOLUTION, mutant, mutations
+from conftest import ROOT, SOLUTION, Grade, mutant, mutations
+from grader.loading import load
+from grader.render import terminal
 from processes import alive, descendants
 
 BOOK = SOLUTION.read_text(encoding="utf-8")
@@ -174,6 +176,28 @@ def test_grade_works_without_ipython(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "GradeError check() grades the code a Jupyter kernel ran" in proc.stdout
     assert "10/10" in proc.stdout
+
+
+def test_the_graders_own_calls_are_not_run_in_the_sandbox(tmp_path: Path) -> None:
+    """A saved notebook that checked itself: its `check(...)` lines are the grader's, left out as `%grade`
+    is; a notebook that does not import the grader keeps a `check` of its own."""
+    path = tmp_path / "checked.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in (
+        "from grader import check", "x = 1\nassert check(\n    '3.1',\n).full_marks\ny = 2", "r = check('ch03')")]), path)
+    cells = load(path).cells
+    assert cells[1].source.splitlines() == ["x = 1", "pass", "", "", "y = 2"]
+    assert cells[1].skipped_magics == ("assert check(",) and cells[2].source.strip() == "pass"
+    own = tmp_path / "own.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def check(x):\n    return x\ncheck(1)")]), own)
+    assert "check(1)" in load(own).cells[0].source
+
+
+def test_a_terminal_ipython_shows_the_terminal_summary(grade_file: Grade) -> None:
+    from IPython.lib.pretty import pretty
+
+    run = grade_file(SOLUTION, "3.1")
+    assert pretty(run) == terminal.render(run, None, color=False)
+    assert "10/10" in pretty(run)
 
 
 @pytest.mark.parametrize("template", ["student_template/chapter3.ipynb", "examples/course-repo/chapter3/chapter3.ipynb"])
