@@ -4,11 +4,14 @@ Each test grades a small submission (or renders a message) and reads the sentenc
 """
 from __future__ import annotations
 
+import re
+
 import nbformat
 import pytest
 
 from conftest import SOLUTION, Grade, check, mutant, mutations
 from grader import catalogue
+from grader.render import github, html
 from grader.render.text import cell_problems
 
 
@@ -75,6 +78,11 @@ def test_an_early_failure_is_told_once_and_every_check_points_at_its_line(grade_
         assert len(problems) == 1, problems
         assert "tiktokenn" in problems[0] and "nn" in problems[0]
     assert "Nothing after that line ran, so 2 later cells" in cell_problems(run, "en")[0]
+    # the page and the CI annotations list the cells as the text outputs do: the early failure, once
+    listed = re.findall(r'<li id="cell-(\d+)">', html.render(run))
+    assert listed == ["1"], listed
+    cells = [line for line in github.annotations(run, "en") if "did not run" in line or "Nothing after" in line]
+    assert len(cells) == 1 and "Nothing after that line ran" in cells[0], cells
     for c in run.exercises[0].checks:
         assert c.message_key == "check.after_failure", c.message
         assert where in c.messages["en"] and "No module named 'tiktokenn'" in c.message

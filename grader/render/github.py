@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader import catalogue
 from grader.render import source
-from grader.render.text import STATUS_ICONS, cell_problem, cell_problems, clean
+from grader.render.text import STATUS_ICONS, cell_problems, clean, problem_cells, problem_line
 from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult, where
 
 MESSAGE_WIDTH = 500  # a summary row quotes a message, it does not reproduce a traceback (1 MiB per step)
@@ -35,7 +35,8 @@ def annotations(run: RunResult, lang: str, root: Path | None = None) -> list[str
     """`::error` lines: one per cell that did not run, then one per failed check or grader error.
     Skipped and passed checks get none: there is nothing to fix."""
     base = (root or Path.cwd()).resolve()
-    lines = [_cell_annotation(run, record, lang, base) for record in run.cells if record.status != "ok"]
+    records, chain = problem_cells(run)
+    lines = [_cell_annotation(run, record, problem_line(record, chain, lang), lang, base) for record in records]
     lines += [_check_annotation(run, exercise, check, lang, base)
               for exercise in run.exercises for check in exercise.checks
               if check.status in ("failed", "error")]
@@ -127,7 +128,7 @@ def _check_annotation(run: RunResult, exercise: ExerciseResult, check: CheckResu
                     _in(check.messages, check.message, lang), lang, base)
 
 
-def _cell_annotation(run: RunResult, record: CellRecord, lang: str, base: Path) -> str:
+def _cell_annotation(run: RunResult, record: CellRecord, problem: str, lang: str, base: Path) -> str:
     """Points at the line that raised, which may be in another cell (a class defined above and
     called here), so the title says which cell did not run and the location says where."""
     site, line = record, (record.error or {}).get("line")
@@ -136,7 +137,7 @@ def _cell_annotation(run: RunResult, record: CellRecord, lang: str, base: Path) 
         site, line = source.cell_at(run.cells, frame["file"], frame["line"]) or record, frame["line"]
     return _command(run, site, line if isinstance(line, int) else None,
                     catalogue.text("ci.cell_title", lang, unit=where(record, record.cell)),
-                    cell_problem(record, lang), lang, base)
+                    problem, lang, base)
 
 
 def _command(run: RunResult, site: CellRecord | None, line: int | None, title: str, message: str,

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from grader import catalogue, shares
 from grader.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import cell_problem, clean, left_out
+from grader.render.text import clean, left_out, problem_cells, problem_line
 from grader.results import RunResult, frames_of, where
 
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
@@ -47,9 +47,10 @@ def _context(run: RunResult, langs: Sequence[str]) -> dict[str, Any]:
     def place(cell: int, line: int | None = None) -> Msg:
         return where(next((c for c in run.cells if c.cell == cell), None), cell, line)
 
+    records, chain = problem_cells(run)
     problems = [
-        (record, catalogue.every_lang(lambda each: cell_problem(record, each)), source.for_cell(record))
-        for record in run.cells if record.status != "ok"
+        (record, catalogue.every_lang(lambda each: problem_line(record, chain, each)), source.for_cell(record))
+        for record in records
     ]
     notes = catalogue.every_lang(lambda each: left_out(run, each))
     return {"run": run, "t": t, "quote": quote, "place": place, "cell_problems": problems, "left_out": notes,

@@ -71,22 +71,33 @@ def left_out(run: RunResult, lang: str) -> str:
                           max_mib=note["max_mib"])
 
 
-def cell_problems(run: RunResult, lang: str) -> list[str]:
-    """A line for each cell the result lists as not run cleanly, and one counting those it does not list.
-    Cells that failed only for want of what an earlier failure left undefined are told once, on its line."""
+def problem_cells(run: RunResult) -> tuple[list[CellRecord], cascade.Cascade | None]:
+    """The cells every report lists as not run cleanly, and the early failure among them, if any: a cell
+    that failed only for want of what that failure left undefined is told on its line, not listed."""
     chain = cascade.find(run.cells)
     followers = {c.cell for c in chain.followers} if chain else set()
-    lines = [_with_followers(cell_problem(c, lang), chain, lang) if chain and c is chain.root
-             else cell_problem(c, lang) for c in run.cells if c.status != "ok" and c.cell not in followers]
+    return [c for c in run.cells if c.status != "ok" and c.cell not in followers], chain
+
+
+def problem_line(record: CellRecord, chain: cascade.Cascade | None, lang: str) -> str:
+    """A listed cell's line: the early failure's also names the cells that tripped over it."""
+    line = cell_problem(record, lang)
+    if chain is None or record is not chain.root:
+        return line
+    names = ", ".join(chain.names[:cascade.MAX_NAMED]) + (", …" if len(chain.names) > cascade.MAX_NAMED else "")
+    units = [where(c, c.cell) for c in chain.followers]
+    cells = ", ".join(catalogue.text(unit.key, lang, **unit.args) for unit in units)
+    return catalogue.text("cell.cascade", lang, problem=line, count=len(chain.followers), cells=cells, names=names)
+
+
+def cell_problems(run: RunResult, lang: str) -> list[str]:
+    """A line for each cell the result lists as not run cleanly (problem_cells), and one counting those
+    it does not list."""
+    records, chain = problem_cells(run)
+    lines = [problem_line(record, chain, lang) for record in records]
     if run.unlisted_problems:
         lines.append(catalogue.text("cell.unlisted", lang, count=run.unlisted_problems))
     return lines
-
-
-def _with_followers(line: str, chain: cascade.Cascade, lang: str) -> str:
-    names = ", ".join(chain.names[:cascade.MAX_NAMED]) + (", …" if len(chain.names) > cascade.MAX_NAMED else "")
-    cells = ", ".join(catalogue.text(where(c, c.cell).key, lang, **where(c, c.cell).args) for c in chain.followers)
-    return catalogue.text("cell.cascade", lang, problem=line, count=len(chain.followers), cells=cells, names=names)
 
 
 def cell_problem(record: CellRecord, lang: str) -> str:
