@@ -62,6 +62,8 @@ def test_a_picture_goes_with_the_failed_check_even_when_a_passed_one_comes_first
     evidence = {"class": "CausalAttention", "matrix": [[1, 0], [1, 1]]}
     placed = figures.place_figures([("mask", "a", "passed", evidence), ("mask", "b", "failed", evidence),
                                     ("mask", "c", "failed", evidence), ("mask", "d", "failed", {"matrix": [[1]]})])
-    assert placed[("mask", "b")].drawn == {"matrix"} and not placed[("mask", "b")].elsewhere
+    assert placed[("mask", "b")].drawn == {"matrix": figures.visibility(evidence)}
+    assert not placed[("mask", "b")].elsewhere
     assert placed[("mask", "a")].elsewhere == placed[("mask", "c")].elsewhere == {"matrix": ("mask", "b")}
-    assert placed[("mask", "d")].drawn == {"matrix"}  # another matrix: drawn where it is
+    assert placed[("mask", "d")].drawn == {"matrix": figures.visibility({"matrix": [[1]]})}  # another: drawn there
+    assert placed[("mask", "a")].drawn == placed[("mask", "c")].drawn == {}

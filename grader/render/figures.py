@@ -244,27 +244,29 @@ _DRAWS = {"matrix": visibility, "comparison": comparison, "side_by_side": side_b
 
 @dataclass(frozen=True)
 class Placed:
-    """Where one check's pictures go: `drawn` kinds are drawn with the check; `elsewhere` maps a kind to
-    the check (exercise id, check id) whose copy of the same picture the page draws instead."""
+    """Where one check's pictures go: `drawn` holds, by kind, those drawn with the check (the figure, as
+    computed here); `elsewhere` maps a kind to the check (exercise id, check id) whose copy of the same
+    picture the page draws instead."""
 
-    drawn: frozenset[str]
+    drawn: Mapping[str, Any]
     elsewhere: Mapping[str, tuple[str, str]]
 
 
 def place_figures(checks: Sequence[tuple[str, str, str, Evidence]]) -> dict[tuple[str, str], Placed]:
     """For (exercise id, check id, status, evidence) in page order: each picture is drawn once, with the
     first failed check that has it (shown open), else the first check that has it; the others point there."""
-    keys: dict[tuple[str, str], dict[str, str]] = {}
+    pictures: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {}  # check -> key -> (kind, figure)
     homes: dict[str, tuple[tuple[str, str], bool]] = {}  # picture -> (its check, whether that one failed)
     for exercise, check, status, evidence in checks:
-        mine = {kind + repr([evidence.get(k) for k in fields]): kind for kind, fields in _DRAWN_FROM.items()
-                if _DRAWS[kind](evidence) is not None}
-        keys[(exercise, check)] = mine
+        drawn = {kind: figure for kind, draw in _DRAWS.items() if (figure := draw(evidence)) is not None}
+        mine = {kind + repr([evidence.get(k) for k in _DRAWN_FROM[kind]]): (kind, figure)
+                for kind, figure in drawn.items()}
+        pictures[(exercise, check)] = mine
         for key in mine:
             if key not in homes or (status == "failed" and not homes[key][1]):
                 homes[key] = ((exercise, check), status == "failed")
     return {
-        at: Placed(frozenset(kind for key, kind in mine.items() if homes[key][0] == at),
-                   {kind: homes[key][0] for key, kind in mine.items() if homes[key][0] != at})
-        for at, mine in keys.items()
+        at: Placed({kind: figure for key, (kind, figure) in mine.items() if homes[key][0] == at},
+                   {kind: homes[key][0] for key, (kind, _) in mine.items() if homes[key][0] != at})
+        for at, mine in pictures.items()
     }

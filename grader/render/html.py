@@ -114,8 +114,7 @@ ENV.globals.update(
     cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
-    visibility=figures.visibility, comparison=figures.comparison, side_by_side=figures.side_by_side,
-    breakdown=figures.breakdown, frames_of=frames_of, book_reference=source.book_reference,
+    frames_of=frames_of, book_reference=source.book_reference,
     time_shares=shares.summary,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )
