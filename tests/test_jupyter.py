@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 from conftest import ROOT, SOLUTION, Grade, mutant, mutations
 from grader.loading import load
 from grader.render import terminal
+from helpers import notebook
 from processes import alive, descendants
 
 BOOK = SOLUTION.read_text(encoding="utf-8")
@@ -30,8 +31,7 @@ KERNEL_TIMEOUT = 180
 
 def executed(tmp_path: Path, *sources: str) -> nbformat.NotebookNode:
     """A notebook of these code cells, executed top to bottom in a fresh kernel in tmp_path."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nb = nbformat.reads(notebook(*sources), as_version=4)
     NotebookClient(nb, timeout=KERNEL_TIMEOUT, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     nbformat.write(nb, tmp_path / "executed.ipynb")  # the saved notebook, as a student's would be
@@ -92,8 +92,7 @@ def test_what_the_kernel_ran_is_graded_in_the_order_it_ran(tmp_path: Path) -> No
 
 def test_saved_grades_the_file_on_disk(tmp_path: Path) -> None:
     saved = tmp_path / "saved.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        mutant(mutations.SA_BUGS, "missing_transpose"))]), saved)
+    saved.write_text(notebook(mutant(mutations.SA_BUGS, "missing_transpose")), encoding="utf-8")
     nb = executed(tmp_path, BOOK, "%load_ext grader",
                   f"import os; os.environ['JPY_SESSION_NAME'] = {str(saved)!r}",
                   "%grade 3.1 --saved --lang en")
@@ -182,13 +181,13 @@ def test_the_graders_own_calls_are_not_run_in_the_sandbox(tmp_path: Path) -> Non
     """A saved notebook that checked itself: its `check(...)` lines are the grader's, left out as `%grade`
     is; a notebook that does not import the grader keeps a `check` of its own."""
     path = tmp_path / "checked.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in (
-        "from grader import check", "x = 1\nassert check(\n    '3.1',\n).full_marks\ny = 2", "r = check('ch03')")]), path)
+    path.write_text(notebook("from grader import check", "x = 1\nassert check(\n    '3.1',\n).full_marks\ny = 2",
+                             "r = check('ch03')"), encoding="utf-8")
     cells = load(path).cells
     assert cells[1].source.splitlines() == ["x = 1", "pass", "", "", "y = 2"]
     assert cells[1].skipped_magics == ("assert check(",) and cells[2].source.strip() == "pass"
     own = tmp_path / "own.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def check(x):\n    return x\ncheck(1)")]), own)
+    own.write_text(notebook("def check(x):\n    return x\ncheck(1)"), encoding="utf-8")
     assert "check(1)" in load(own).cells[0].source
 
 
