@@ -22,6 +22,9 @@ from grader.session import Obj, Sandbox
 RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
 CHANGED = 1e-4  # an output "moves" with its input when it changes by more than this
 MAX_WIDTH = 4096  # the widest input the judge draws for a width it reads from a submission's weights
+# The most values evidence code converts at once: an output of any shape may come back (up to the session's
+# ANSWER_BYTES), and what the judge spends on one, beside holding it, stays this size.
+CHUNK = 2**20
 
 _ROLE_PATTERNS = {
     "qkv": re.compile(r"qkv|c_attn|in_proj"),
@@ -220,8 +223,20 @@ def constant(out: torch.Tensor) -> bool:
         return True
     if out.dim() == 0 or out.shape[0] < 2:
         return False
-    values = torch.nan_to_num(out.detach().double(), nan=0.0, posinf=1e300, neginf=-1e300)
-    return bool((values - values[:1]).abs().max() <= CHANGED)
+    flat = out.detach().reshape(out.shape[0], -1)  # compared a block of CHUNK values at a time
+    columns = min(flat.shape[1], CHUNK)
+    rows = max(1, CHUNK // columns)
+    for c in range(0, flat.shape[1], columns):
+        first = _plain_numbers(flat[:1, c:c + columns])
+        for r in range(1, flat.shape[0], rows):
+            if (_plain_numbers(flat[r:r + rows, c:c + columns]) - first).abs().max() > CHANGED:
+                return False
+    return True
+
+
+def _plain_numbers(t: torch.Tensor) -> torch.Tensor:
+    """t in float64, NaN as 0 and the infinities as ±1e300, so equal values subtract to 0."""
+    return torch.nan_to_num(t.double(), nan=0.0, posinf=1e300, neginf=-1e300)
 
 
 def per_head(params: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -355,13 +370,14 @@ def comparison(expected: torch.Tensor, got: torch.Tensor, n: int = 8) -> dict[st
 
     The row is the first one, or, when the tensors differ, the one holding the largest difference
     (windowed around it): under a causal mask the first token sees only itself, so the first row
-    often agrees while the rest is wrong. `at` is the index of the first value shown.
+    often agrees while the rest is wrong. `at` is the index of the first value shown. Only tensors of
+    the expected shape are converted whole (the judge made that shape); of any other, n values are read.
     """
-    e, g = expected.detach().double(), got.detach().double()
+    e, g = expected.detach(), got.detach()
     width = e.shape[-1] if e.dim() else 1
     row = start = 0
     if e.shape == g.shape and e.numel() and not close(g, e, equal_nan=True):
-        gap = torch.nan_to_num((e - g).abs(), nan=float("inf"))
+        gap = torch.nan_to_num((e.double() - g.double()).abs(), nan=float("inf"))
         row, column = divmod(int(gap.flatten().argmax()), width)
         start = max(0, min(column - n // 2, width - n))
     return {

@@ -8,9 +8,9 @@ scratch folder, and computes every expected value (the vocabulary, the encoded t
 
 The lecture keeps its answers in plain variables (`chars`, `data`, `train_data`, `batch_size`), which
 the inventory of modules, classes and functions does not hold; the sandbox's `variables` probe sends
-the ones named in VARIABLES as plain data (tensors as bytes, other objects as their repr). What comes
-back is a claim like any other: each check validates the types and shapes it uses and confirms the
-values against what the judge computed itself.
+them as plain data (tensors as bytes, other objects as their repr), each the first time a check asks
+for it (`Variables`). What comes back is a claim like any other: each check validates the types and
+shapes it uses and confirms the values against what the judge computed itself.
 """
 from __future__ import annotations
 
@@ -39,15 +39,46 @@ MESSAGES = {
               "请让课程中的这些值保持为数值张量、列表或字符串。",
     },
 }
-# The lecture's variables the checks read (the names it uses, and the variants students write).
-VARIABLES = ("chars", "vocab", "vocabulary", "vocab_size", "data", "train_data", "train_ids", "val_data",
-             "valid_data", "validation_data", "val_ids", "batch_size", "block_size", "context_length")
+CONFIRMED = 2**26  # ids offsets() compares at most to confirm candidates (a fraction of a second)
 
 VOCABULARIES = ("chars", "vocab", "vocabulary")
 SHOWN_CHARS = 20  # characters a message lists
 WHITESPACE = {" ": "chars.space", "\n": "chars.newline", "\t": "chars.tab"}
 
-_NAMESPACES: "weakref.WeakKeyDictionary[Sandbox, tuple[int, dict[str, Any]]]" = weakref.WeakKeyDictionary()
+_UNBOUND = object()  # what Variables holds for a name the submission did not bind
+
+
+class Variables:
+    """The submission's top-level variables as the checks ask for them, each read by a probe of its own the
+    first time it is asked for. One message carries one variable:
+    `data`, `train_data` and `val_data` of a text as large as the sibling cap allows each fit the wire's
+    payload cap, which the three together do not; a check waits only for what it reads; and an answer too
+    large to carry costs the checks that read that variable, not every check of the set."""
+
+    def __init__(self, sb: Sandbox) -> None:
+        self.sb = sb
+        self.read: dict[str, Any] = {}
+
+    def _value(self, name: str) -> Any:
+        if name not in self.read:
+            self.read[name] = self.sb.variables([name]).get(name, _UNBOUND)
+        return self.read[name]
+
+    def __contains__(self, name: str) -> bool:
+        return self._value(name) is not _UNBOUND
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._value(name)
+        if value is _UNBOUND:
+            raise KeyError(name)
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self._value(name)
+        return default if value is _UNBOUND else value
+
+
+_NAMESPACES: "weakref.WeakKeyDictionary[Sandbox, tuple[int, Variables]]" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -75,13 +106,14 @@ def source_text(sb: Sandbox) -> Text:
         return cached[1]
     files = copied_texts(sb)
     try:
-        own = sb.variables(["text"]).get("text")  # a probe of its own: up to 1 MiB, beside the other variables
         names = namespace(sb)
+        own = names.get("text")  # up to 1 MiB: a longer one cannot be sent
+        chars = claimed_vocabulary(names)
+        data = names.get("data")
     except ProbeFailure:
         return files[-1]
     variable = [Text("`text`", own)] if isinstance(own, str) else []
-    chars = claimed_vocabulary(names)
-    length = len(names["data"]) if is_ids(names.get("data")) else None
+    length = len(data) if is_ids(data) else None
 
     def agreement(candidate: Text) -> int:
         return (candidate.text == own) + (chars == set(candidate.text)) + (length == len(candidate.text))
@@ -110,7 +142,7 @@ def _read(item: Copied) -> str:
         return ""
 
 
-def claimed_vocabulary(names: dict[str, Any]) -> set[str] | None:
+def claimed_vocabulary(names: Variables) -> set[str] | None:
     """The characters of the submission's vocabulary, where it is a string or a list of strings."""
     value = next((names[name] for name in VOCABULARIES if name in names), None)
     if isinstance(value, str) or (isinstance(value, list) and all(isinstance(c, str) for c in value)):
@@ -144,6 +176,13 @@ def shown_string(text: str) -> Msg | str:
 
 def vocabulary(text: str) -> list[str]:
     return sorted(set(text))
+
+
+def code_points(text: str) -> torch.Tensor:
+    """The text's characters as their code points (int32), converted in C: a large text, one character at a
+    time in Python, costs the judge seconds."""
+    raw = bytearray(text.encode("utf-32-le", "surrogatepass"))
+    return torch.frombuffer(raw, dtype=torch.int32) if raw else torch.zeros(0, dtype=torch.int32)
 
 
 def fresh_string(rng: torch.Generator, chars: list[str], length: int) -> str:
@@ -182,17 +221,17 @@ def function_named(sb: Sandbox, *names: str) -> Obj | None:
     return None
 
 
-def namespace(sb: Sandbox) -> dict[str, Any]:
-    """The lecture's variables (VARIABLES) as the submission bound them, read once per child."""
+def namespace(sb: Sandbox) -> Variables:
+    """The submission's variables, each read once per child."""
     cached = _NAMESPACES.get(sb)
     if cached is not None and cached[0] == sb.generation:
         return cached[1]
-    names = sb.variables(list(VARIABLES))
+    names = Variables(sb)
     _NAMESPACES[sb] = (sb.generation, names)
     return names
 
 
-def lookup(names: dict[str, Any], candidates: Iterable[str]) -> tuple[str, Any] | None:
+def lookup(names: Variables, candidates: Iterable[str]) -> tuple[str, Any] | None:
     """(name, value) of the first candidate the namespace holds; a value that could not be sent is
     the student's to fix, named (a skip would let them hide a wrong split behind it)."""
     for name in candidates:
@@ -228,7 +267,9 @@ def binding_cell(sb: Sandbox, name: str) -> dict[str, Any]:
 
 # -- where ids sit in a longer sequence -----------------------------------------------------------
 def offsets(haystack: torch.Tensor, needle: torch.Tensor, limit: int = 64) -> list[int]:
-    """Offsets where `needle` occurs as a contiguous stretch of `haystack` (both 1-D), up to `limit`."""
+    """Offsets where `needle` occurs as a contiguous stretch of `haystack` (both 1-D), up to `limit`, of
+    the first candidates whose confirming costs at most CONFIRMED ids compared: in a text that repeats
+    itself (or a submission's zeros), a long needle matches its first ids almost everywhere."""
     n, m = len(haystack), len(needle)
     if m == 0 or m > n:
         return []
@@ -238,7 +279,8 @@ def offsets(haystack: torch.Tensor, needle: torch.Tensor, limit: int = 64) -> li
         found = found[hay[found + k] == pin[k]]
         if not len(found):
             return []
-    return [int(i) for i in found[:4096] if torch.equal(hay[i:i + m], pin)][:limit]
+    candidates = found[:max(1, min(4096, CONFIRMED // m))]
+    return [int(i) for i in candidates if torch.equal(hay[i:i + m], pin)][:limit]
 
 
 def sub_multiset(part: torch.Tensor, whole: torch.Tensor) -> bool:

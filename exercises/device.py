@@ -1,11 +1,19 @@
 """Device placement: modules must carry all their tensors with `.to(device)`, and agree across devices.
 
-A mask kept as a plain tensor attribute works on the CPU and breaks on a GPU, so it is caught on
-every machine: by listing the module's tensors, and, wherever the mask hides (a list, a dict, a global,
-a closure, made in forward without `device=`), by moving a fresh instance to a stand-in device and
-seeing which tensors its forward mixes with the moved ones (grader.sandbox.placement). The accelerator
-comparison itself needs CUDA or MPS; without one it is skipped and worth 0 points, so nobody loses
-marks for lacking a GPU.
+The points rest on what the judge measures itself, from tensors it chose and got back (`unfollowed`): it
+reads a module's parameters and buffers, loads them into a fresh instance with the tokens of its input and
+every mask among them reordered alike (in a random order drawn here), and the output must come back
+reordered alike. A mask the judge cannot reorder is not one `.to(device)` moves, unless the forward makes
+it for each input: such a forward takes more tokens than its context, where a mask kept in a plain
+attribute, a list, a dict, a global or a closure cannot. What the child says about itself (its inventory,
+and the run of its forward on a stand-in device, grader.sandbox.placement) is the submission's claim: a
+tensor it names fails the check, told as the student wrote it, but its silence earns nothing. Only the
+device of a tensor the forward makes (with device=x.device or without), or reads from a table longer than
+any input tried, is beyond plain data: there the child's report is the only witness.
+
+The accelerator comparison runs on the device the judge itself finds (CUDA or MPS, or the one
+GRADER_ACCELERATOR names), never on one the child claims; without one it is skipped before anything is
+asked, and worth 0 points, so nobody loses marks for lacking a GPU, whatever the budget has left.
 
 Each class is judged on its own: one whose constructor does not take the book's arguments is a note on
 the page, and the others are still checked.
@@ -17,10 +25,12 @@ from typing import Any
 
 import torch
 
-from exercises._attention import classes, comparison, computes_nothing, constant, max_diff, sample, with_object
+from exercises._attention import (classes, close, comparison, computes_nothing, constant, max_diff, sample,
+                                 with_object)
 from grader.catalogue import Msg
 from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
-from grader.session import BudgetExhausted, Obj, ProbeTimeout, Sandbox, StudentError
+from grader.session import (BadReturn, BudgetExhausted, Obj, ProbeFailure, ProbeTimeout, Sandbox, StudentError,
+                            describe_value)
 from solutions import chapter3
 
 # How each book class is built for these checks, and the input it takes.
@@ -97,6 +107,27 @@ EXERCISE = Exercise(
             "zh": "{cls}.forward 使用了 self.{name}（形状 {shape}），这是 {cls}.to(device) 没有移动的参数或缓冲区，"
                   "在 GPU 上 forward 会失败。请让 nn.Module 自己移动它（不要重写 .to() 或 _apply）。",
         },
+        "registered.outside": {
+            "en": "{cls}: a fresh instance given its parameters and buffers computes something else (largest "
+                  "difference {diff:.3g}), so its forward also uses tensors that are neither: .to(device) leaves "
+                  "them on the CPU and the GPU forward fails. Keep weights in nn.Parameter or nn.Linear, submodules "
+                  "as attributes or in nn.ModuleList, and masks with self.register_buffer(...) (book section 3.5.3).",
+            "zh": "{cls}：新建的实例载入它的参数和缓冲区后算出了不同的结果（最大差值 {diff:.3g}），说明它的 forward "
+                  "还用到了既不是参数也不是缓冲区的张量：.to(device) 会把它们留在 CPU 上，在 GPU 上 forward 会失败。"
+                  "请把权重放在 nn.Parameter 或 nn.Linear 中，子模块设为属性或放进 nn.ModuleList，"
+                  "掩码用 self.register_buffer(...) 保存（见书 3.5.3 节）。",
+        },
+        "registered.kept": {
+            "en": "{cls}.forward keeps its mask where .to(device) does not look: the grader reordered the tokens and "
+                  "the module's buffers alike and the output did not follow, and the forward cannot take {tokens} "
+                  "tokens, as a mask made for each input could. That mask stays on the CPU and the GPU forward "
+                  "fails. Keep it with self.register_buffer(...) (book section 3.5.3), or make it in forward with "
+                  "device=x.device.",
+            "zh": "{cls}.forward 把掩码放在了 .to(device) 不会查看的地方：评分器按同一顺序重排了词元和模块的缓冲区，"
+                  "输出却没有随之重排；而且 forward 无法处理 {tokens} 个词元，而为每个输入新建的掩码可以。"
+                  "这个掩码会留在 CPU 上，在 GPU 上 forward 会失败。请用 self.register_buffer(...) 保存它"
+                  "（见书 3.5.3 节），或在 forward 中用 device=x.device 创建它。",
+        },
         "unbuilt": {
             "en": " {classes} could not be built with the book's arguments ({error}), so the grader did not build it.",
             "zh": "{classes} 无法用书中的参数构建（{error}），因此评分器没有构建它。",
@@ -165,7 +196,7 @@ def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                 if obj.kind == "module" and obj.info.get("defined_here")]
     if not modules:
         raise nothing_built(refused)
-    for name, origin, info in modules:
+    for name, origin, info in modules:  # the child's own listing: a plain tensor it names is a failure
         plain = info.get("plain_tensors", [])
         if plain:
             attr = plain[0]["name"]
@@ -173,31 +204,85 @@ def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
                              leaf=attr.rsplit(".", 1)[-1])
             return with_object(outcome, origin)
     ran = []
+    unrun: list[ProbeFailure] = []  # a forward that raises or hangs is charged where the forward is graded
     for cls, module, shape in found:
         x = torch.randn(*shape, generator=rng)
-        out = cpu_output(sb, cls, module, x)
-        if out is None:
+        try:  # a bad or lying answer is charged here, like a forward that runs but fails when watched
+            out = sb.forward(module, x, label=f"{cls.cls}.forward")
+        except (StudentError, ProbeTimeout, BudgetExhausted) as exc:
+            unrun.append(exc)
             continue
         # Output the same for every row of x (different sequences, or the different tokens of
         # SelfAttention's 2-D input): it would pass on its list of tensors without computing anything.
         if constant(out):
             return with_object(computes_nothing(cls.cls, out), cls)
-        ran.append((cls, module, x))
-    for cls, module, x in ran:
+        ran.append((cls, module, x, out))
+    if not ran:  # nothing the judge could measure, so nothing to give points for: the first failure says why
+        raise unrun[0] if unrun else nothing_built(refused)
+    for cls, module, x, out in ran:
+        measured = unfollowed(sb, cls, module, x, out, rng)  # before left_behind moves the module for good
         behind = left_behind(sb, cls, module, x)
-        if behind:
+        if behind:  # the tensor the child names, whether or not the judge saw it
             return with_object(left_behind_outcome(cls.cls, behind), cls)
+        if measured:
+            return with_object(measured, cls)
     return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})), unbuilt=unbuilt(refused))
 
 
-def cpu_output(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> torch.Tensor | None:
-    """The forward's output on x, or None when it raises or hangs: that is charged where the forward is
-    graded, not here, and the module is judged by the listing of its tensors alone. A bad or lying answer
-    is charged here; so is a forward that runs but fails when watched (left_behind)."""
-    try:
-        return sb.forward(module, x, label=f"{cls.cls}.forward")
-    except (StudentError, ProbeTimeout, BudgetExhausted):
+def unfollowed(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor, out: torch.Tensor,
+               rng: torch.Generator) -> Outcome | None:
+    """The judge's own measurement (None: what the forward uses is the module's parameters and buffers).
+
+    A fresh instance gets the module's state with its masks reordered as the tokens of x (`reordered`, in
+    an order drawn here): attention then gives `out` reordered alike, whatever else it computes. Where it
+    does not, the fresh instance given the state as it was must at least give `out` (else the state is not
+    all that decides the output), and then either the reordered masks changed its output (they are what it
+    masks with, in a forward that mixes up its tokens: a bug the mask exercise charges) or they are not its
+    mask. Such a forward must then be one that makes its mask for each input: it takes an input longer than
+    its context, which a mask kept outside the module does not."""
+    tokens = x.shape[-2]
+    if out.dim() < 2 or out.shape[-2] != tokens:
+        raise BadReturn(f"{cls.cls}.forward", f"{describe_value(out)} for an input of shape {list(x.shape)}")
+    info = module.info
+    state = sb.state(module, [t["name"] for t in [*info.get("parameters", []), *info.get("buffers", [])]])
+    order = torch.randperm(tokens, generator=rng)
+    if order.equal(torch.arange(tokens)):  # the one order under which a mask kept elsewhere would follow
+        order = order.flip(0)
+    fresh = sb.construct(cls, *BUILDS[cls.cls][0])
+    sb.load_state(fresh, {name: reordered(t, order) for name, t in state.items()})
+    label = f"{cls.cls}.forward (in a fresh instance"
+    moved = sb.forward(fresh, x[..., order, :], label=f"{label}, tokens and masks reordered)")
+    if close(moved, out[..., order, :], equal_nan=True):
         return None
+    sb.load_state(fresh, state)
+    again = sb.forward(fresh, x, label=f"{label} with the same state)")
+    if not close(again, out, equal_nan=True):
+        return failed("registered.outside", comparison(out, again), cls=cls.cls, diff=max_diff(out, again))
+    if not close(sb.forward(fresh, x[..., order, :], label=f"{label}, tokens reordered)"), moved, equal_nan=True):
+        return None
+    longer = torch.randn(*x.shape[:-2], 2 * tokens, x.shape[-1], generator=rng)
+    evidence: dict[str, Any] = {"order": order.tolist(), "tokens": 2 * tokens}
+    try:
+        got = sb.forward(fresh, longer, label=f"{label}, {2 * tokens} tokens)")
+        if got.shape[:-1] == longer.shape[:-1]:
+            return None
+        evidence["got_shape"] = list(got.shape)
+    except (StudentError, BadReturn) as exc:
+        evidence["error"] = exc.detail
+    return failed("registered.kept", evidence, cls=cls.cls, tokens=2 * tokens)
+
+
+def reordered(t: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+    """A mask with its first len(order) rows and columns in that order (the rest as they were), any other
+    tensor as it is. A mask is square in its last two dims, at least as long as the input, and the same along
+    each diagonal, as a causal mask is in every encoding (bool, 0/1, 0/-inf, tril or triu); no weight a real
+    initialisation draws is, and one that is (all equal, the identity) is left the same by the reordering."""
+    n = len(order)
+    square = t.dim() >= 2 and t.shape[-1] == t.shape[-2] >= n
+    if not (square and torch.equal(t[..., 1:, 1:], t[..., :-1, :-1])):
+        return t
+    index = torch.cat([order, torch.arange(n, t.shape[-1])])
+    return t[..., index, :][..., :, index]
 
 
 def left_behind(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> list[dict[str, Any]]:
@@ -226,12 +311,24 @@ def left_behind_outcome(cls: str, found: list[dict[str, Any]]) -> Outcome:
     return failed("registered.behind", evidence, cls=cls, tensor=where, shape=shape)
 
 
+def judge_accelerator() -> str | None:
+    """The device the comparison runs on: the one GRADER_ACCELERATOR names, else this judge's own CUDA or MPS
+    device, else None. Asked of the judge's torch, never of the child, whose answer the submission writes;
+    the zygote never touches CUDA, the judge may."""
+    named = os.environ.get(DEVICE_OVERRIDE)
+    if named:
+        return named
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    return "mps" if mps is not None and mps.is_available() else None
+
+
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
                                                 "zh": "GPU 与 CPU 输出相同"}, accelerator=True)
 def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
-    device = os.environ.get(DEVICE_OVERRIDE) or next(
-        (name for name, present in sb.devices().items() if present), None)
-    if device is None:
+    device = judge_accelerator()
+    if device is None:  # before any probe: a spent budget cannot make this a deadline where there is no GPU
         return skipped("accelerator.none")
     found, refused = built(sb)
     if not found:

@@ -85,6 +85,12 @@ EXERCISE = Exercise(
             "en": "encode({s!r}) returned {got}: it should return a list of integer ids, one per character.",
             "zh": "encode({s!r}) 返回了 {got}：它应返回整数编号的列表，每个字符一个。",
         },
+        "encode.too_long": {
+            "en": "encode({s!r}) returned {got} ids for a string of {length} characters: it should return one id "
+                  "per character, [stoi[c] for c in s].",
+            "zh": "encode({s!r}) 对一个 {length} 个字符的字符串返回了 {got} 个编号：它应为每个字符返回一个编号，"
+                  "即 [stoi[c] for c in s]。",
+        },
         "decode.type": {
             "en": "decode returned {got}: it should return a string (''.join(...) of the characters).",
             "zh": "decode 返回了 {got}：它应返回字符串（用 ''.join(...) 拼接字符）。",
@@ -142,7 +148,12 @@ def as_ids(value: Any) -> list[int] | None:
 
 
 def run_encode(sb: Sandbox, encode: Obj, s: str) -> list[int]:
+    """encode(s)'s ids. More ids than s has characters are refused by their count before any is read: the
+    judge's work on an answer (here a list of Python ints, and the ids a message quotes) is bounded by what
+    it asked, not by what came back."""
     got = sb.call(encode, s, label=f"encode({short(s)!r})")
+    if (isinstance(got, list) or _text.is_ids(got)) and len(got) > len(s):
+        raise Verdict(with_object(failed("encode.too_long", s=short(s), got=len(got), length=len(s)), encode))
     ids = as_ids(got)
     if ids is None:
         raise Verdict(with_object(failed("encode.type", s=short(s), got=describe_value(got)), encode))

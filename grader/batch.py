@@ -4,6 +4,11 @@ The parent only dispatches, records and reports; it never grades, so a worker th
 the OOM killer) costs one submission, which is recorded as an error and graded again on the next run.
 What a run has committed survives the run being killed, and the next run skips it: nothing finished is
 graded twice, nothing is lost.
+
+Every budget is wall-clock, and a classmate's processes may take the machine within their limits; so a
+verdict that ran out of time while another submission was graded beside it, on a machine where tasks
+waited for a CPU (`_Pressure`), is not final: that submission is graded again once the others are done,
+alone, and that verdict is the one recorded. An honest student's verdict is then the one it gets alone.
 """
 from __future__ import annotations
 
@@ -32,6 +37,9 @@ if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade m
 
 # A worker that has not answered this long after a submission's own budget ran out is lost.
 WORKER_GRACE_S = 60.0
+# A submission graded while, this share of the time, some task of the machine waited for a CPU, was graded
+# on a saturated machine: if it ran out of time beside a classmate, it is graded again alone.
+SATURATED = 0.5
 
 
 @dataclass
@@ -125,11 +133,15 @@ class Worker:
         self.buffer = b""
         self.job: Job | None = None
         self.deadline = 0.0
+        self.beside_others = False  # whether another job was graded while this one was
+        self.pressure = _Pressure()  # how long tasks waited for a CPU while this one was graded
 
     def send(self, job: Job, request: dict[str, Any], budget: float) -> None:
         self.job = job
         self.deadline = time.monotonic() + budget + WORKER_GRACE_S
-        self.jobs.write((json.dumps(request, ensure_ascii=False) + "\n").encode())
+        self.beside_others = False
+        self.pressure = _Pressure()
+        self.jobs.write((json.dumps(request, ensure_ascii=False, allow_nan=False) + "\n").encode())
         self.jobs.flush()
 
     def read(self) -> list[dict[str, Any]] | None:
@@ -184,32 +196,60 @@ class Worker:
 
 def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir: Path, *, workers: int,
         timeout: float, lang: str, on_result: Callable[[Entry], None], zygotes: Zygotes) -> None:
-    """Grade every job on up to `workers` workers, recording each result as it arrives.
+    """Grade every job on up to `workers` workers, recording each result as it arrives; a result that ran
+    out of time beside a classmate on a saturated machine is graded again at the end, alone.
 
     This process must not have run a torch op: the workers are its forks.
     """
     ids = [exercise.id for exercise in exercises]
     queue = list(reversed(jobs))
+    again: list[Job] = []  # to be graded alone, once every first try is done
     selector = selectors.DefaultSelector()
     log = open(outdir / "workers.log", "a", encoding="utf-8")
     pool: list[Worker] = []
 
-    def start() -> None:
+    def start() -> Worker:
         worker = Worker(exercises, log, zygotes.take())
         pool.append(worker)
         selector.register(worker.answers, selectors.EVENT_READ, worker)
-        feed(worker)
+        return worker
 
-    def feed(worker: Worker) -> None:
-        if not queue:
-            return
-        job = queue.pop()
+    def feed(worker: Worker, job: Job) -> None:
         request = {"student": job.student.name, "files": [str(f) for f in job.student.files], "seed": job.seed,
                    "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.name))}
+        others = [w for w in pool if w.job is not None]
         try:
             worker.send(job, request, timeout)
         except OSError:  # it died between jobs; its read() reports that
             pass
+        for busy in others:
+            busy.beside_others = worker.beside_others = True
+
+    def dispatch() -> None:
+        """The next jobs to the idle workers; once every first try is done, the jobs to grade again, one at a
+        time with nothing beside them; then the workers left without work are closed."""
+        idle = [w for w in pool if w.job is None]
+        while queue and idle:
+            feed(idle.pop(), queue.pop())
+        if queue or any(w.job is not None for w in pool):
+            return  # an idle worker waits: a job in flight may yet have to be graded again
+        if again:
+            feed(idle.pop() if idle else start(), again.pop(0))
+        for worker in idle:
+            retire(worker)
+
+    def retire(worker: Worker) -> None:
+        selector.unregister(worker.answers)
+        pool.remove(worker)
+        worker.close()
+
+    def settle(worker: Worker, answer: dict[str, Any]) -> None:
+        job, worker.job = worker.job, None
+        assert job is not None
+        if worker.beside_others and worker.pressure.saturated() and _ran_out_of_time(answer):
+            again.append(job)
+        else:
+            on_result(_record(book, job, ids, answer))
 
     def lose(worker: Worker, how: str) -> None:
         selector.unregister(worker.answers)
@@ -218,12 +258,13 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
         if worker.job is not None:
             on_result(_record(book, worker.job, ids, {"status": "error", "problem": {
                 "key": "batch.worker_lost", "args": {"how": how}}}))
-        if queue:
+        if queue and len(pool) < workers:
             start()
 
     try:
         for _ in range(min(workers, len(jobs))):
             start()
+        dispatch()
         while pool:
             now = time.monotonic()
             for worker in [w for w in pool if w.job is not None and w.deadline < now]:
@@ -237,20 +278,49 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
                     continue
                 for answer in answers:
                     if worker.job is not None:
-                        on_result(_record(book, worker.job, ids, answer))
-                        worker.job = None
-                if worker.job is None:
-                    if queue:
-                        feed(worker)
-                    else:
-                        selector.unregister(worker.answers)
-                        pool.remove(worker)
-                        worker.close()
+                        settle(worker, answer)
+            dispatch()
     finally:
         for worker in pool:
             worker.kill()
         selector.close()
         log.close()
+
+
+class _Pressure:
+    """How long, since it was made, some task of the machine (or of its container) waited for a CPU: Linux's
+    pressure stall information. Where the kernel keeps none, the machine counts as saturated throughout."""
+
+    PATH = Path("/proc/pressure/cpu")
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.waited = self._waited_us()
+
+    @classmethod
+    def _waited_us(cls) -> int | None:
+        try:
+            some = cls.PATH.read_text().splitlines()[0]  # "some avg10=... avg60=... avg300=... total=US"
+            return int(some.rpartition("total=")[2])
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def saturated(self) -> bool:
+        now = self._waited_us()
+        if now is None or self.waited is None:
+            return True
+        return now - self.waited >= SATURATED * (time.monotonic() - self.started) * 1e6
+
+
+def _ran_out_of_time(answer: dict[str, Any]) -> bool:
+    """Whether a verdict depends on the time it was given: a cell interrupted or stopped at its share, a probe
+    past its deadline, the budget spent. Nothing else is changed by a machine that others keep busy."""
+    if not answer.get("result"):
+        return False
+    run = from_json(answer["result"])
+    return (any(cell.status in ("interrupted", "timeout") for cell in run.cells)
+            or any(check.message_key in ("check.timeout", "check.deadline")
+                   for exercise in run.exercises for check in exercise.checks))
 
 
 def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any]) -> Entry:

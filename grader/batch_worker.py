@@ -67,7 +67,8 @@ def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers:
     with os.fdopen(jobs, encoding="utf-8") as requests, os.fdopen(answers, "w", encoding="utf-8") as replies:
         try:
             for line in requests:
-                replies.write(json.dumps(grade_job(json.loads(line), exercises, launcher), ensure_ascii=False) + "\n")
+                replies.write(json.dumps(grade_job(json.loads(line), exercises, launcher), ensure_ascii=False,
+                                         allow_nan=False) + "\n")
                 replies.flush()
         finally:
             launcher.close()

@@ -169,6 +169,13 @@ add_all(
             "en": "grading stopped: nothing of it is left running",
             "zh": "评分已停止：相关进程均已结束",
         },
+        "jupyter.self_check": {
+            "en": "Self-check in your kernel: not a grade. The code checked and this result both live in your "
+                  "notebook's process, whose code can change them. Your course grades the saved notebook with "
+                  "`{command}`.",
+            "zh": "内核中的自查：不是成绩。被检查的代码和这个结果都在你的笔记本进程中，笔记本里的代码可以改变它们。"
+                  "课程用 `{command}` 评阅已保存的笔记本。",
+        },
         "check.not_found": {
             "en": "No answer found: {what}",
             "zh": "未找到答案：{what}",
@@ -241,6 +248,13 @@ add_all(
         "check.protocol": {
             "en": "The submission's process sent something that is not an answer while running {name}; it was stopped.",
             "zh": "运行 {name} 时提交的进程发送了非法数据，已被终止。",
+        },
+        "check.too_large": {
+            "en": "While running {name}, the submission's process answered with {mib:g} MiB of data, more than the "
+                  "{most_mib:g} MiB the grader reads for that answer, so it was not read and the process was stopped. "
+                  "Keep the answer to what the exercise asks for.",
+            "zh": "运行 {name} 时提交的进程返回了 {mib:g} MiB 的数据，超过了评分器对这个答案读取的上限 {most_mib:g} MiB，"
+                  "因此没有读取，进程已被终止。请让答案只包含练习所要求的内容。",
         },
         "check.deadline": {
             "en": "Not run: the submission used up its {seconds:g} s time budget.",
@@ -638,6 +652,16 @@ add_all(
             "en": "{path} is a symbolic link; links are not followed, so it was left out",
             "zh": "{path} 是符号链接；评分器不跟随链接，已略过",
         },
+        "roster.not_theirs": {
+            "en": "{path} is a second name of a file elsewhere (a hard link) or a file its folder's owner may "
+                  "not read; it was left out, so that no sandbox gets a file its student could not give it",
+            "zh": "{path} 是别处某个文件的另一个名字（硬链接），或是其所在文件夹的所有者无权读取的文件；"
+                  "已略过，以免沙箱拿到该学生本无法交出的文件",
+        },
+        "roster.too_deep": {
+            "en": "{path}: this zip entry lies more than {depth} folders deep; it was not unpacked",
+            "zh": "{path}：该 zip 条目的目录层级超过 {depth} 层，未解压",
+        },
         "roster.unsafe_entry": {
             "en": "{path}: this zip entry points outside its folder (an absolute path or ..); it was not unpacked",
             "zh": "{path}：该 zip 条目指向解压目录之外（绝对路径或 ..），未解压",
@@ -865,13 +889,15 @@ add_all(
         "index.mistakes.none": {"en": "No check failed.", "zh": "没有未通过的检查项。"},
         "similar.heading": {"en": "Unusually alike submissions", "zh": "异常相似的提交"},
         "similar.intro": {
-            "en": "Pairs of the {compared} submissions compared whose code shares at least {threshold} of the smaller "
-                  "one's passages. Code the class was given (the student template, the book's code, the "
-                  "instructor's boilerplate) does not count, nor do passages most of the class shares; comments, "
-                  "names, whitespace and the order of cells are ignored.",
-            "zh": "在比较的 {compared} 份提交中，代码相同片段至少占较小一份的 {threshold} 的提交对。全班都拿到的代码"
-                  "（学生模板、书中代码、教师提供的样板代码）不计入，班上多数人共有的片段也不计入；注释、命名、"
-                  "空白和单元格顺序均被忽略。",
+            "en": "Pairs of the {compared} submissions compared whose own code shares at least {threshold} of the "
+                  "smaller one's passages. Code the class was given (the student template, the book's and the "
+                  "lecture's code, the instructor's boilerplate) does not count, however it is typed, nor do "
+                  "passages most of the class shares; comments, docstrings, names, layout, statements that do "
+                  "nothing, the order of definitions and how the code is cut into cells are ignored.",
+            "zh": "在比较的 {compared} 份提交中，各自编写的代码相同片段至少占较小一份的 {threshold} 的提交对。全班都"
+                  "拿到的代码（学生模板、书中和课程中的代码、教师提供的样板代码）无论怎样录入都不计入，班上多数人"
+                  "共有的片段也不计入；注释、文档字符串、命名、排版、不起作用的语句、定义的顺序以及代码如何分成"
+                  "单元格均被忽略。",
         },
         "similar.caution": {
             "en": "Unusually alike, worth a look: this is not a finding of copying. Students may have followed the "

@@ -22,6 +22,7 @@ from grader.results import (CheckResult, ExerciseResult, RunResult, SubmissionIn
 from grader.sandbox.limits import Limits
 from grader.scratch import Siblings, siblings
 from grader.session import (
+    AnswerTooLarge,
     BadReturn,
     BudgetExhausted,
     ChildCrashed,
@@ -168,5 +169,7 @@ def probe_failure_outcome(exc: ProbeFailure) -> Outcome:
         return Outcome("failed", "check.exited", {"name": name, "code": status.get("exit", "?")})
     if isinstance(exc, BadReturn):
         return Outcome("failed", "check.bad_return", {"name": name, "got": exc.detail})
+    if isinstance(exc, AnswerTooLarge):
+        return Outcome("failed", "check.too_large", {"name": name, **exc.detail})
     assert isinstance(exc, ProtocolViolation)
     return Outcome("failed", "check.protocol", {"name": name}, {"detail": str(exc.detail)})

@@ -5,6 +5,10 @@ collects what it ran (IPython's input history, in the order it ran) and hands it
 of its own (grader.kernel_judge), which re-runs it from scratch in the sandbox, as `grade` does. No
 object of the kernel crosses over, and the kernel's state is never touched. The judge stays warm for
 the next `%grade`; Stop (an interrupt) kills it, and with it every process of the grade.
+
+That protects the grader, not the grade: the notebook's code can rewrite the history (or the saved file)
+before it is sent and the result it gets back, so every result here is a self-check (RunResult.self_check,
+shown as a banner), and a course grades the saved notebook with `grade` in a process of its own.
 """
 from __future__ import annotations
 
@@ -72,7 +76,8 @@ class Judge:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        """The judge and its group at once; its zygote and every sandbox die with it (die_with_parent)."""
+        """The judge and its group at once. Its zygote and scratch keeper, each in a session of its own, see
+        it go: the zygote ends every process of the grade, the keeper removes the scratch folder."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except OSError:
@@ -102,7 +107,8 @@ def check(exercise: str, path: str | os.PathLike[str] | None = None, *, saved: b
           lang: str | None = None, timeout: float = 60, seed: int | None = None) -> RunResult:
     """Grade EXERCISE (an id, a set, ids joined by commas, or `all`) on the code this kernel has run so
     far, or on the notebook saved on disk (`saved`), or on the file at `path`. Returns the result, which
-    Jupyter shows inline; `assert check("ch03").full_marks` works in a course's own tests."""
+    Jupyter shows inline: a self-check for the student, which the notebook's code could forge, so a
+    course's tests run `grade` on the saved notebook instead of asserting on it."""
     shell = _shell()
     lang = lang or catalogue.default_lang()
     if path is not None:

@@ -3,9 +3,11 @@
 The kernel is where the student's code runs, so nothing is judged there (a cell could rewrite the
 checks). `grader.jupyter` starts this process once per kernel and sends it, one JSON line per request,
 the code the kernel ran; it grades that in its sandbox, as `grade` does, and answers one JSON line:
-the result, or a message. Its zygote and exercises stay loaded, so a second `%grade` costs the checks
-alone. It ends when the kernel closes its pipe, and dies with the kernel (the kernel kills it, and with
-it every sandbox, when the student presses Stop).
+the result, or a message. That result is marked a self-check, never a grade: the kernel chose the code
+it sent and holds the result it gets back, so a course grades the saved notebook with `grade` instead.
+Its zygote and exercises stay loaded, so a second `%grade` costs the checks alone. It ends when the
+kernel closes its pipe, and dies with the kernel (the kernel kills it, and with it every sandbox, when
+the student presses Stop).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import json
 import os
 import sys
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,7 +31,8 @@ def serve(requests: TextIO, replies: TextIO, launcher: Launcher) -> None:
 
     exercises = discover()
     for line in requests:
-        replies.write(json.dumps(answer(json.loads(line), exercises, launcher), ensure_ascii=False) + "\n")
+        replies.write(json.dumps(answer(json.loads(line), exercises, launcher), ensure_ascii=False, allow_nan=False)
+                      + "\n")
         replies.flush()
 
 
@@ -52,14 +56,14 @@ def answer(request: dict[str, Any], exercises: dict[str, Any], launcher: Launche
         return {"message": catalogue.text(exc.key, lang, **exc.args_)}
     except LaunchError as exc:
         return {"message": catalogue.text("cli.sandbox_failed", lang, error=str(exc))}
-    return {"result": to_json(run)}
+    return {"result": to_json(replace(run, self_check=True))}
 
 
 def main() -> None:
     if not os.environ.get("GRADER_DEBUG"):
         warnings.simplefilter("ignore")
     os.environ.setdefault(*BLAS_THREADS)
-    die_with_parent()  # a kernel that is killed takes its judge, and so every sandbox, with it
+    die_with_parent()  # a kernel that is killed takes its judge with it; its zygote and scratch keeper clean up
     hide_from_tracing()  # the judge holds the expected values: no child may read its memory
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # whatever a library prints goes to stderr, never into the replies

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import grader
 
 READY_TIMEOUT = 120.0
+ZYGOTE_EXIT_S = 15.0  # a zygote whose judges have all gone ends their strays (STRAYS_S at most), then exits
 
 
 class LaunchError(Exception):
@@ -89,6 +90,9 @@ class _Zygote:
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
             env=sandbox_env(),
+            # A session of its own: what ends the judge's group (a Jupyter kernel's Stop, Ctrl-C in a terminal)
+            # leaves the zygote to end the sandboxes, which it does once the judge's socket closes.
+            start_new_session=True,
         )
         for _, end in pairs:
             end.close()
@@ -97,14 +101,18 @@ class _Zygote:
         self.users = sockets  # launchers in the owner not closed yet
 
     def release(self) -> None:
-        """One launcher fewer; in the owner, the last one kills and reaps the zygote."""
+        """One launcher fewer (its socket already closed); in the owner, the last one waits for the zygote,
+        which exits once no judge's socket is open, after it has ended what they left, and kills it if not."""
         if os.getpid() != self.owner:  # a forked worker's copy: only its own descriptor to close
             self.errors.close()
             return
         self.users -= 1
         if self.users == 0:
-            self.proc.kill()
-            self.proc.wait()
+            try:
+                self.proc.wait(timeout=ZYGOTE_EXIT_S)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
             self.errors.close()
 
 
@@ -185,11 +193,10 @@ class ZygoteLauncher:
         self.ctl.close()
 
     def close(self) -> None:
-        """The zygote holds no state worth a goodbye; its children were killed by their sandboxes. A worker
-        that was handed a launcher only closes the socket; the zygote ends once all its judges have gone,
-        and the starting process reaps it."""
-        self.zygote.release()
+        """Our socket closed is the goodbye: the zygote ends once all its judges have gone. A worker that
+        was handed a launcher only closes the socket; the starting process reaps the zygote."""
         self.ctl.close()
+        self.zygote.release()
 
 
 class SpawnLauncher:

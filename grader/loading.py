@@ -154,7 +154,8 @@ def statement_starts(lines: Sequence[str]) -> list[int]:
     one broken statement fails alone."""
     try:
         tree = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):  # ValueError: a null byte
+    # ValueError: a null byte; RecursionError and MemoryError: nesting or chains deeper than the parser goes
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _starts_by_layout(lines)
     starts = sorted({min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
                      for node in tree.body})

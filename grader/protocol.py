@@ -150,12 +150,5 @@ def values(value: Any, names: Iterable[str], where: str = "variables") -> dict[s
     return found
 
 
-def flags(value: Any, where: str = "devices") -> dict[str, bool]:
-    found = mapping(value, where)
-    for name, present in found.items():
-        flag(present, f"{where}.{name[:100]}")
-    return found
-
-
 def name_list(value: Any, where: str = "names") -> list[str]:
     return each(text)(value, where)  # type: ignore[no-any-return]

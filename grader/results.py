@@ -6,6 +6,7 @@ else, so a new output format never needs to touch grading code.
 from __future__ import annotations
 
 import json
+import math
 import re
 import signal
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -119,6 +120,9 @@ class RunResult:
     cell_counts: dict[str, int] = field(default_factory=dict)  # every cell, listed or not, by status
     budget_s: float = 0.0  # the --timeout it was graded with (grader.shares divides it; 0: not recorded)
     cells_s: float = 0.0  # how long its cells ran, first time through, before the checks
+    # Graded for a Jupyter kernel (grader.kernel_judge): the code came from the student's process and the
+    # result goes back into it, where both can be forged, so every output says it is no grade.
+    self_check: bool = False
 
     @property
     def score(self) -> float:
@@ -315,26 +319,49 @@ def to_json(run: RunResult) -> dict[str, Any]:
         "cell_counts": dict(run.cell_counts),
         "budget_s": run.budget_s,
         "cells_s": round(run.cells_s, 3),
+        "self_check": run.self_check,
         "protections": list(run.protections),
         "output_tail": run.output_tail,
     }
 
 
+# A number strict JSON (RFC 8259) cannot spell, as the JSON result writes it: evidence holds NaN and the
+# infinities where an honest output does (an all-masked row, a difference against one), and every
+# output that holds the result must still parse. from_json reads them back as the floats they were.
+NON_FINITE = "__float__"
+_SPELLINGS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
 def _plain(value: Any) -> Any:
     """dataclasses.asdict, less its deep copy of every leaf: a run's evidence holds thousands of plain
-    values, and a batch converts each run three times (worker, gradebook, results.jsonl)."""
+    values, and a batch converts each run three times (worker, gradebook, results.jsonl). A float that
+    is not finite becomes {NON_FINITE: "NaN" | "Infinity" | "-Infinity"}."""
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {NON_FINITE: "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"}
+    return value
+
+
+def _floats(value: Any) -> Any:
+    """The JSON form read back: each {NON_FINITE: spelling} the float it spells."""
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    if isinstance(value, dict):
+        if len(value) == 1 and value.get(NON_FINITE) in _SPELLINGS:
+            return _SPELLINGS[value[NON_FINITE]]
+        return {k: _floats(v) for k, v in value.items()}
     return value
 
 
 def from_json(data: dict[str, Any]) -> RunResult:
     """The inverse of to_json, so a gradebook re-renders every output without regrading. A row written
     before results were bounded lists every cell: it is counted and bounded as a new one is."""
+    data = _floats(data)
     cells = tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"])
     return bounded(RunResult(
         grader_version=data["grader_version"],
@@ -356,4 +383,5 @@ def from_json(data: dict[str, Any]) -> RunResult:
         cell_counts=data.get("cell_counts") or count_cells(cells),
         budget_s=data.get("budget_s", 0.0),
         cells_s=data.get("cells_s", 0.0),
+        self_check=data.get("self_check", False),
     ))

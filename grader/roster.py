@@ -4,7 +4,10 @@ An LMS download is a folder or a zip holding per-student folders, per-student zi
 whose names carry the student. Nothing here runs or parses a submission; it reads names and unpacks
 zips. A zip comes from students, so it is distrusted like their code: no entry may land outside the
 folder it is unpacked into, links are never created or followed, and the size is capped twice (what
-the zip declares, then what it actually yields) so a lying header cannot fill the disk.
+the zip declares, then what it actually yields) so a lying header cannot fill the disk. A file handed in
+that is a second name of a file elsewhere (a hard link, as an instructor's `tar x` makes of a link entry),
+or that its folder's owner may not read, is left out: a root-run grader reads anything, its sandboxes
+get only what the student could have given them.
 """
 from __future__ import annotations
 
@@ -25,10 +28,12 @@ from typing import IO, Sequence
 from grader.catalogue import MessageError, Msg
 from grader.gradebook import page_name
 from grader.loading import GRADED_SUFFIXES
+from grader.scratch import handed_over
 
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.
 MAX_ZIP_ENTRIES = 20_000
 MAX_ZIP_BYTES = 1 << 30
+MAX_ZIP_DEPTH = 32  # folders an entry's name may nest: a class's work sits a few deep, and a deeper one is left out
 MAX_READ = 1 << 20  # of each code file, for the modules it imports (a learner imports at the top)
 
 # Clutter that editors, macOS and Jupyter leave beside the work (hidden names are ignored too).
@@ -217,6 +222,9 @@ class _Roster:
         student = self.student(spelled, entry)
         by_name = self.handed_in.setdefault(student, {})
         for path in files:
+            if not _theirs(path):
+                self.skip(path, "roster.not_theirs")
+                continue
             kept = by_name.setdefault(path.name, path)
             if kept != path:
                 self.skip(path, "roster.duplicate", student=student, kept=self.shown(kept))
@@ -309,11 +317,20 @@ def _one_students_work(entries: list[Path]) -> bool:
 
 
 def _holds_code(folder: Path) -> bool:
-    """Whether a .py, .ipynb or zip lies anywhere under `folder` (links not followed, clutter left out)."""
-    for _, folders, files in os.walk(folder):
-        folders[:] = [f for f in folders if not _ignored(f)]
-        if any(_is_submission_file(Path(f)) for f in files if not _ignored(f)):
-            return True
+    """Whether a .py, .ipynb or zip lies anywhere under `folder` (links not followed, clutter left out); a
+    stack, not os.walk, whose recursion a folder tree a thousand deep would exhaust."""
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                entries = [e for e in listing if not _ignored(e.name)]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif _is_submission_file(Path(entry.name)):
+                return True
     return False
 
 
@@ -324,6 +341,15 @@ def _text(path: Path) -> str:
             return f.read(MAX_READ).decode("utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _theirs(path: Path) -> bool:
+    """Whether a hand-in file may reach the sandbox (grader.scratch.handed_over), judged against the owner
+    of the folder it lies in: an instructor's `tar x` of a class recreates a link entry as a hard link."""
+    try:
+        return handed_over(path.stat(follow_symlinks=False), path.parent.stat().st_uid)
+    except OSError:  # gone meanwhile: reading it later says so
+        return True
 
 
 def _ignored(name: str) -> bool:
@@ -388,6 +414,8 @@ def _extract_entry(
         return Skipped(where, Msg("roster.symlink", {"path": where}))
     if name.endswith("/"):
         return None
+    if len(PurePosixPath(name).parts) > MAX_ZIP_DEPTH:
+        return Skipped(where, Msg("roster.too_deep", {"path": where, "depth": str(MAX_ZIP_DEPTH)}))
     if entry.flag_bits & _ENCRYPTED_FLAG:
         return Skipped(where, Msg("roster.encrypted", {"path": where}))
     target = folder.joinpath(*PurePosixPath(name).parts)

@@ -7,16 +7,28 @@ Where a child has a mount namespace, its copy of the folder is a tmpfs of a fixe
 (grader/sandbox/isolation.py). Where it has none (hosted CI runners, other platforms), the judge
 measures the folder while it waits for the child and stops a child that passes the same quota, so one
 student cannot fill the disk that the gradebook and the other students share.
+
+Whatever a child leaves there, the judge walks and removes it without recursion and through descriptors
+(`walk`, `remove`), so no depth or length of path can raise in the judge or leave the folder behind; and
+should the judge die before it removes a folder (a Jupyter kernel restarted mid-grade, `grade` killed), a
+keeper process of its own removes it (`_Keeper`). `python -m grader.scratch` is that keeper.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+from grader.launcher import python_env
 
 # Entries a scratch folder may hold beyond the files copied into it (the tmpfs's inode cap, or the
 # watch's): counting a folder of more than this costs the judge more than the quota is worth.
@@ -27,6 +39,16 @@ ENTRIES = 10_000
 SIBLING_FILES = 200
 SIBLING_BYTES = 64 * 2**20
 READ_ONLY = 0o444  # the mode of a sibling's copy; grader/sandbox/isolation.py leaves such files root's
+
+# Levels below a scratch folder that a walk enters: a tree deeper than this counts as full (`usage`), and
+# `remove` moves what lies deeper up beside the top first, so a walk never holds more descriptors than this.
+MAX_DEPTH = 64
+# Through descriptors wherever the OS has descriptor-relative calls; on Windows, which has none (and no path
+# deeper than it allows), by path, with os.scandir and shutil.rmtree.
+_BY_DESCRIPTOR = {os.open, os.stat, os.unlink, os.rmdir, os.rename} <= os.supports_dir_fd
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_PATH_ONLY = getattr(os, "O_PATH", 0)  # Linux: a handle on an entry itself, to change its mode through
+KEEPER_WAIT_S = 10.0  # how long the keeper retries a folder that processes of a dead judge still write in
 
 
 @dataclass(frozen=True)
@@ -58,6 +80,7 @@ class Scratch:
     def __init__(self, files: Iterable[Copied]) -> None:
         self.files = tuple(files)
         self.path = Path(tempfile.mkdtemp(prefix="grader-"))
+        _Keeper.mine().keep(self.path)
         self._fill()
         self.copied, self.copied_entries = usage(str(self.path))
 
@@ -83,8 +106,8 @@ class Scratch:
 
     def reset(self) -> None:
         """Back to what the judge copied in, for the next child after one was stopped for filling it."""
-        self.remove()
-        self.path.mkdir(mode=0o700)
+        remove(self.path)
+        self.path.mkdir(mode=0o700, exist_ok=True)
         self._fill()
 
     def over(self, quota_bytes: int) -> bool:
@@ -94,23 +117,238 @@ class Scratch:
         return used > self.copied + quota_bytes or entries >= limit
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)  # never follows a link the child planted
+        """Removed now, or (should a process of the child still hold it) by the keeper when we are gone."""
+        remove(self.path)
+        if not os.path.lexists(self.path):
+            _Keeper.mine().forget(self.path)
 
 
 def usage(folder: str, max_entries: int = 1 << 30) -> tuple[int, int]:
-    """Bytes allocated under `folder` and how many entries it holds, links not followed; counting
-    stops at `max_entries`."""
+    """Bytes allocated under `folder` and how many entries it holds, links not followed; counting stops at
+    `max_entries`, and a tree deeper than MAX_DEPTH counts as holding that many (what lies below is not
+    counted, so it cannot be let through either)."""
     total = entries = 0
-    for parent, dirs, files in os.walk(folder):
-        for name in (*dirs, *files):
+    for _, _, info, depth in walk(folder):
+        total += info.st_blocks * 512
+        entries += 1
+        if entries >= max_entries or (depth == MAX_DEPTH and stat.S_ISDIR(info.st_mode)):
+            return total, max(entries, max_entries)
+    return total, entries
+
+
+def walk(folder: str) -> Iterator[tuple[int | None, str, os.stat_result, int]]:
+    """Every entry below `folder` as (its folder's descriptor, its name there, its lstat, its depth from 1),
+    links never followed; `dir_fd=` of the first and the second name it for os calls. No recursion and no
+    long paths: each folder is opened relative to its parent's descriptor, so a tree of any depth or name
+    length walks in bounded stack; a folder at MAX_DEPTH is listed but not entered. An entry that vanishes
+    or cannot be opened meanwhile is passed over. (On Windows: None and the entry's path.)"""
+    if not _BY_DESCRIPTOR:
+        yield from _walk_by_path(folder)
+        return
+    try:
+        top = os.open(folder, _DIRECTORY)
+    except OSError:
+        return
+    stack = [(top, iter(_names(top)))]
+    try:
+        while stack:
+            fd, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                os.close(stack.pop()[0])
+                continue
             try:
-                total += os.lstat(os.path.join(parent, name)).st_blocks * 512
+                info = os.lstat(name, dir_fd=fd)
             except OSError:
                 continue
-            entries += 1
-            if entries >= max_entries:
-                return total, entries
-    return total, entries
+            yield fd, name, info, len(stack)
+            if stat.S_ISDIR(info.st_mode) and len(stack) < MAX_DEPTH:
+                try:
+                    inner = os.open(name, _DIRECTORY, dir_fd=fd)
+                except OSError:
+                    continue
+                stack.append((inner, iter(_names(inner))))
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+
+
+def _walk_by_path(folder: str) -> Iterator[tuple[None, str, os.stat_result, int]]:
+    pending = [(folder, 1)]
+    while pending:
+        current, depth = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield None, entry.path, info, depth
+            if stat.S_ISDIR(info.st_mode) and depth < MAX_DEPTH:
+                pending.append((entry.path, depth + 1))
+
+
+def remove(path: Path) -> None:
+    """Remove `path` and everything in it, never following a link and never by recursion: each folder is
+    opened relative to its parent's descriptor, one that denies its owner is opened up first, and one at
+    MAX_DEPTH is moved up beside the top (a rename follows no link) to be emptied from there, so any depth
+    costs at most MAX_DEPTH descriptors. What cannot be removed (a child still writing) stays, for the
+    caller to try again."""
+    if not _BY_DESCRIPTOR:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        top = os.open(path, _DIRECTORY)
+    except OSError:
+        return
+    moved = itertools.count()
+    stack = [(top, "", _names(top))]  # (folder, its name in the one above, names still to remove)
+    while stack:
+        fd, _, pending = stack[-1]
+        if not pending:
+            os.close(fd)
+            _, emptied, _ = stack.pop()
+            if stack:
+                _quietly(os.rmdir, emptied, dir_fd=stack[-1][0])
+            continue
+        name = pending.pop()
+        try:
+            is_dir = stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode)
+        except OSError:
+            continue
+        if not is_dir:
+            _quietly(os.unlink, name, dir_fd=fd)
+        elif len(stack) == MAX_DEPTH:
+            _move_up(fd, name, top, stack[0][2], moved)
+        else:
+            inner = _open_folder(fd, name)
+            if inner is not None:
+                stack.append((inner, name, _names(inner)))
+    _quietly(os.rmdir, path)
+
+
+def _names(fd: int) -> list[str]:
+    try:
+        return os.listdir(fd)
+    except OSError:
+        return []
+
+
+def _open_folder(parent: int, name: str) -> int | None:
+    """A folder below `parent`, opened for emptying even where the child took its owner's rights away
+    (chmod 0, or no write): they are given back through a handle that cannot follow a link."""
+    try:
+        fd = os.open(name, _DIRECTORY, dir_fd=parent)
+    except PermissionError:
+        return _opened_up(parent, name)
+    except OSError:
+        return None
+    if not os.fstat(fd).st_mode & stat.S_IWUSR:
+        _quietly(os.fchmod, fd, 0o700)
+    return fd
+
+
+def _opened_up(parent: int, name: str) -> int | None:
+    if not _PATH_ONLY:  # not Linux: what the owner cannot open stays, as shutil.rmtree leaves it
+        return None
+    try:
+        handle = os.open(name, _PATH_ONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return None
+    try:
+        os.chmod(f"/proc/self/fd/{handle}", 0o700)
+        return os.open(f"/proc/self/fd/{handle}", _DIRECTORY & ~os.O_NOFOLLOW)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+
+
+def _move_up(fd: int, name: str, top: int, top_pending: list[str], moved: Iterator[int]) -> None:
+    """Move the folder `name` (at MAX_DEPTH) into the top folder under a fresh name, to be emptied from there."""
+    for number in itertools.islice(moved, ENTRIES):  # a name the child took is passed over
+        fresh = f".grader-deep-{number}"
+        try:
+            os.rename(name, fresh, src_dir_fd=fd, dst_dir_fd=top)
+        except OSError:
+            continue
+        top_pending.append(fresh)
+        return
+
+
+def _quietly(step: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """One removal step; a failure leaves the entry for the caller's next try."""
+    try:
+        step(*args, **kwargs)
+    except OSError:
+        pass
+
+
+class _Keeper:
+    """A process that removes this process's scratch folders if this process dies before it does.
+
+    The judge registers each folder it makes and forgets each it removed, on a pipe to the keeper; when the
+    pipe closes (the judge exited, or was killed with -9, or died with the Jupyter kernel that started it),
+    the keeper removes what is still registered, trying again for KEEPER_WAIT_S while the zygote ends the
+    processes that may still write there. Started by exec in a session of its own, so nothing that ends
+    the judge (a kernel's Stop, a process-group kill) ends it first; one per process, started with the
+    first folder (a forked batch worker starts its own, as it closes what it inherited).
+    """
+
+    _mine: "_Keeper | None" = None
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", "grader.scratch"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True, env=python_env())
+        except OSError:  # no keeper: grading goes on, the judge removes its folders as before
+            self.proc = None
+
+    @classmethod
+    def mine(cls) -> "_Keeper":
+        if cls._mine is None or cls._mine.owner != os.getpid():
+            cls._mine = cls()
+        return cls._mine
+
+    def keep(self, path: Path) -> None:
+        self._say(b"+", path)
+
+    def forget(self, path: Path) -> None:
+        self._say(b"-", path)
+
+    def _say(self, what: bytes, path: Path) -> None:
+        """One message, NUL-terminated (no path holds a NUL), in one write of the pipe."""
+        if self.proc is None or self.proc.stdin is None:
+            return
+        try:
+            self.proc.stdin.write(what + os.fsencode(path) + b"\0")
+            self.proc.stdin.flush()
+        except OSError:  # the keeper was killed: the folders are the judge's alone to remove
+            pass
+
+
+def keep_until_closed(messages: BinaryIO) -> None:
+    """The keeper's life: follow the judge's messages until its end of the pipe closes, then remove what
+    it left, until every folder is gone or KEEPER_WAIT_S has passed."""
+    left: set[bytes] = set()
+    pending = b""
+    while chunk := messages.read1(1 << 16):
+        *complete, pending = (pending + chunk).split(b"\0")
+        for message in complete:
+            (left.add if message[:1] == b"+" else left.discard)(message[1:])
+    deadline = time.monotonic() + KEEPER_WAIT_S
+    while left and time.monotonic() < deadline:
+        for path in list(left):
+            remove(Path(os.fsdecode(path)))
+            if not os.path.lexists(path):
+                left.discard(path)
+        time.sleep(0.1)
 
 
 @dataclass(frozen=True)
@@ -132,10 +370,15 @@ def siblings(submission: Path, named: Iterable[str]) -> Siblings:
     """The files beside a single submission that its scratch folder gets: a script opens `input.txt` from
     its own folder. Its folder's regular files come along; a sub-folder only where the code names it
     (`named`: grader.loading.named_paths), a link only where it stays inside the folder (never a way out
-    to files of the grader's user). The files the code names go first, then the rest by name, each while
-    it fits under SIBLING_FILES files and SIBLING_BYTES bytes; the others are left out, by name."""
+    to files of the grader's user), and only what the folder's owner could read (`handed_over`). The files
+    the code names go first, then the rest by name, each while it fits under SIBLING_FILES files and
+    SIBLING_BYTES bytes; the others are left out, by name."""
     root = submission.absolute().parent.resolve()
-    found = sorted(_files_in(root, root, "", set(named), submission.name), key=lambda s: (not s.named, s.name))
+    try:
+        owner = root.stat().st_uid
+    except OSError:
+        return Siblings()
+    found = sorted(_files_in(root, set(named), submission.name, owner), key=lambda s: (not s.named, s.name))
     kept: list[Sibling] = []
     left_out: list[str] = []
     total = 0
@@ -148,24 +391,59 @@ def siblings(submission: Path, named: Iterable[str]) -> Siblings:
     return Siblings(tuple(kept), tuple(left_out))
 
 
-def _files_in(folder: Path, root: Path, prefix: str, named: set[str], skip: str) -> Iterator[Sibling]:
-    """The regular files in `folder` and in the sub-folders `named` spells, named from `root`; `skip`
-    is the submission itself."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
-    except OSError:
-        return
-    for entry in entries:
-        name = prefix + entry.name
+def _files_in(root: Path, named: set[str], skip: str, owner: int) -> Iterator[Sibling]:
+    """The regular files in `root` and in the sub-folders `named` spells (a stack, not recursion: a folder
+    may be named at every level of a deep tree), named from `root`; `skip` is the submission itself."""
+    pending = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
         try:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name in named:
-                    yield from _files_in(Path(entry.path), root, name + "/", named, skip)
-                continue
-            real = Path(entry.path).resolve(strict=True) if entry.is_symlink() else Path(entry.path)
-            info = real.stat()
-        except (OSError, RuntimeError):  # gone, unreadable, or a loop of links
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
             continue
-        if name != skip and stat.S_ISREG(info.st_mode) and real.is_relative_to(root):
-            yield Sibling(name, real, info.st_size, named=name in named or entry.name in named)
+        for entry in entries:
+            name = prefix + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in named and handed_over(entry.stat(follow_symlinks=False), owner):
+                        pending.append((Path(entry.path), name + "/"))
+                    continue
+                real = Path(entry.path).resolve(strict=True) if entry.is_symlink() else Path(entry.path)
+                info = real.stat()
+            except (OSError, RuntimeError):  # gone, unreadable, or a loop of links
+                continue
+            if (name != skip and stat.S_ISREG(info.st_mode) and real.is_relative_to(root)
+                    and handed_over(info, owner)):
+                yield Sibling(name, real, info.st_size, named=name in named or entry.name in named)
+
+
+def handed_over(info: os.stat_result, owner: int) -> bool:
+    """Whether a file (or folder) found in a student's folder may reach the sandbox: `owner`, the uid that
+    owns the folder, could read it (a folder: list and enter it) by its mode, and a file has no other name.
+    The grader may run as root and read anything, but the sandbox gets only what its student could have
+    given it: a second name (a hard link, as a tar's link entry makes) of a file elsewhere bypasses the
+    folder that closes it to the student, so no mode inside the folder says whether the student may read it."""
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        return False
+    if owner == 0:
+        return True
+    need = 0o5 if stat.S_ISDIR(info.st_mode) else 0o4
+    shift = 6 if info.st_uid == owner else 3 if info.st_gid in _groups(owner) else 0
+    return (info.st_mode >> shift) & need == need
+
+
+@lru_cache(maxsize=16)
+def _groups(uid: int) -> frozenset[int]:
+    """The groups of a user (none known for a uid without an account, or where there are no such groups)."""
+    try:
+        import pwd  # not on Windows, where files carry no uid to compare
+
+        account = pwd.getpwuid(uid)
+        return frozenset(os.getgrouplist(account.pw_name, account.pw_gid))
+    except (ImportError, KeyError, OSError):
+        return frozenset()
+
+
+if __name__ == "__main__":
+    keep_until_closed(sys.stdin.buffer)

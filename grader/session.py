@@ -30,6 +30,11 @@ T = TypeVar("T")
 
 WITHOUT_VAR = "GRADER_SANDBOX_WITHOUT"
 OUTPUT_TAIL = 8192
+# The most a call's answer carries (tensor bytes): the output of a forward and the like. No exercise's honest
+# answer comes near it (attention weights beside a GPT-2-sized output at 1024 tokens are 96 MiB), and what
+# a judge holds per answer stays a fraction of the wire's cap, which only the lecture's data needs
+# (the variables probe) and a module's weights may (state).
+ANSWER_BYTES = 128 * 2**20
 DISK_WATCH_S = 0.1  # how often the judge measures a scratch folder that no tmpfs caps
 
 
@@ -60,6 +65,12 @@ class ChildCrashed(ProbeFailure):
 
 class ProtocolViolation(ProbeFailure):
     """The child sent something malformed or oversized and was killed (`detail`: why)."""
+
+
+class AnswerTooLarge(ProtocolViolation):
+    """The child's answer was larger than the judge reads for that probe, and was refused unread (`detail`:
+    its size and the cap, in MiB). The child is stopped as for a violation, but an honest submission can
+    get here (a lecture's data of a text past the caps), so its message says too large, never an attack."""
 
 
 class BadReturn(ProbeFailure):
@@ -227,21 +238,23 @@ class Sandbox:
             raise BudgetExhausted(label, self.budget_s)
         return remaining
 
-    def _probe(self, op: str, label: str, timeout: float | None = None, hangs: str | None = None,
-               **args: Any) -> Any:
-        """One request and its answer. `hangs` names the code it runs ("MultiHeadAttention.forward"):
-        once that code has hung, later probes of it fail at once instead of spending the budget again."""
+    def _probe(self, op: str, label: str, timeout: float | None = None, hangs: str | None = None, *,
+               most: int = wire.MAX_PAYLOAD, **args: Any) -> Any:
+        """One request and its answer, of at most `most` tensor bytes. `hangs` names the code it runs
+        ("MultiHeadAttention.forward"): once that code has hung, later probes of it fail at once instead of
+        spending the budget again."""
         if hangs in self.hung:
             raise ProbeTimeout(label, self.hung[hangs])
         self._ensure_child()
         try:
-            return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout)
+            return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout, most)
         except ProbeTimeout as exc:
             if hangs:
                 self.hung[hangs] = exc.detail
             raise
 
-    def _exchange(self, request: dict[str, Any] | None, label: str, timeout: float) -> Any:
+    def _exchange(self, request: dict[str, Any] | None, label: str, timeout: float,
+                  most: int = wire.MAX_PAYLOAD) -> Any:
         child = self._child
         assert child is not None
         limit = min(timeout, self._remaining(label))
@@ -250,7 +263,10 @@ class Sandbox:
             if request is not None:
                 wire.send(child.sock, request, timeout=limit)
             self._watch_disk(child.sock, deadline, label)
-            reply = wire.recv(child.sock, deadline)
+            reply = wire.recv(child.sock, deadline, most)
+        except wire.TooLarge as exc:  # refused before its bytes were read: they are still on the way
+            self._kill()
+            raise AnswerTooLarge(label, {"mib": _mib(exc.size), "most_mib": _mib(exc.most)}) from None
         except wire.Deadline:
             self._kill()
             if time.monotonic() >= self.deadline:
@@ -334,7 +350,7 @@ class Sandbox:
         a value that could not be sent comes back as {"__unreadable__": why}. A claim to check, like
         every answer."""
         self._ensure_child()
-        label = "reading your variables"
+        label = f"reading your variables ({', '.join(names)})"
         value = self._probe("variables", label, names=list(names), cell=cell)
         return self._valid(label, protocol.values, value, names)
 
@@ -343,7 +359,7 @@ class Sandbox:
         label = label or f"{target.name}{'.' + method if method else ''}({_show_args(args, kwargs)})"
         self._ensure_child()
         args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
-        return self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}",
+        return self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}", most=ANSWER_BYTES,
                            ref=self._ref(target)["__ref__"], args=list(args),
                            kwargs=kwargs, method=method, device=device)
 
@@ -378,10 +394,6 @@ class Sandbox:
         value = self._probe("describe", label, None, ref=self._ref(obj)["__ref__"])
         return {} if value is None else self._valid(label, protocol.description, value)
 
-    def devices(self) -> dict[str, bool]:
-        label = "listing accelerators"
-        return self._valid(label, protocol.flags, self._probe("devices", label))
-
     def left_behind(self, module: Obj, x: torch.Tensor, move: bool = True) -> tuple[list[dict[str, Any]], str]:
         """(the tensors the forward on x mixed with the module's after .to(device) left them on the CPU,
         and the type of error that stopped the forward on the stand-in device, or ""): a claim for the
@@ -402,6 +414,10 @@ def _output_file() -> int:
     handle, path = tempfile.mkstemp(prefix="grader-output-")
     os.unlink(path)
     return handle
+
+
+def _mib(size: int) -> float:
+    return round(size / 2**20, 1)
 
 
 def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:

@@ -8,13 +8,17 @@ went there and back over a socketpair in about 11 ms instead of 50 ms.
 
 Frame: 4-byte big-endian header length, UTF-8 JSON header, then the tensors' bytes back to back.
 The header's "tensors" list gives each tensor's dtype, shape and byte length; inside the JSON a
-tensor appears as {"__tensor__": index}.
+tensor appears as {"__tensor__": index}. The header nests at most MAX_DEPTH arrays and objects, checked
+before it is parsed: whatever the judge does with an answer later (resolving its tensors, keeping it as
+a check's evidence, writing it into a result) walks it recursively, and a header deep enough to exhaust
+the recursion limit there would raise outside any check.
 """
 from __future__ import annotations
 
 import ctypes
 import json
 import math
+import re
 import socket
 import struct
 import time
@@ -25,6 +29,7 @@ import torch
 MAX_HEADER = 4 * 1024 * 1024
 MAX_PAYLOAD = 512 * 1024 * 1024
 MAX_DIMS = 8
+MAX_DEPTH = 64  # arrays and objects inside one another; an honest answer nests about ten
 _SMALL_FRAME = 64 * 1024  # tensor bytes below which send joins the frame into one buffer
 
 DTYPES: dict[str, torch.dtype] = {
@@ -44,6 +49,17 @@ _NAMES = {dtype: name for name, dtype in DTYPES.items()}
 
 class WireError(Exception):
     """The peer sent something malformed or oversized."""
+
+
+class TooLarge(WireError):
+    """The peer's frame is larger than the receiver reads (`size` bytes of header or payload, `most` the cap):
+    refused before it is read, and not malformed, so an honest answer that outgrew a cap is told apart
+    from an attack."""
+
+    def __init__(self, message: str, size: int, most: int) -> None:
+        super().__init__(message)
+        self.size = size
+        self.most = most
 
 
 class PeerClosed(WireError):
@@ -87,17 +103,20 @@ def recv(sock: socket.socket, deadline: float | None = None, max_payload: int = 
     """Read one frame; `deadline` is a time.monotonic() instant after which Deadline is raised."""
     (length,) = struct.unpack("!I", _read(sock, 4, deadline))
     if length > MAX_HEADER:
-        raise WireError(f"header of {length} bytes exceeds {MAX_HEADER}")
+        raise TooLarge(f"header of {length} bytes exceeds {MAX_HEADER}", length, MAX_HEADER)
     raw = _read(sock, length, deadline)
+    if _too_deep(raw):
+        raise WireError(f"header nests deeper than {MAX_DEPTH}")
     try:
         header = json.loads(raw)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"header is not acceptable JSON: {type(exc).__name__}") from None
     if not isinstance(header, dict) or not isinstance(header.get("tensors"), list):
         raise WireError("header lacks its tensor list")
     specs = [_validate(spec) for spec in header["tensors"]]
-    if sum(nbytes for _, _, nbytes in specs) > max_payload:
-        raise WireError(f"payload exceeds {max_payload} bytes")
+    total = sum(nbytes for _, _, nbytes in specs)
+    if total > max_payload:
+        raise TooLarge(f"payload of {total} bytes exceeds {max_payload} bytes", total, max_payload)
     tensors = []
     for dtype, shape, nbytes in specs:  # each allocated only when due: a peer that stops early costs less
         tensor = torch.empty(shape, dtype=dtype)
@@ -106,10 +125,7 @@ def recv(sock: socket.socket, deadline: float | None = None, max_payload: int = 
         tensors.append(tensor)
     if not _may_reference(raw):  # most replies describe modules: nothing in them to resolve
         return header.get("body")
-    try:
-        return _resolve(header.get("body"), tensors)
-    except RecursionError:
-        raise WireError("header nests too deeply") from None
+    return _resolve(header.get("body"), tensors)
 
 
 def _validate(spec: Any) -> tuple[torch.dtype, list[int], int]:
@@ -159,6 +175,24 @@ def _memory(tensor: torch.Tensor) -> memoryview:
     """A writable byte view of a non-empty contiguous CPU tensor's memory, without a copy. It does not
     keep the tensor alive: the caller must, for as long as the view is used."""
     return memoryview((ctypes.c_char * tensor.nbytes).from_address(tensor.data_ptr())).cast("B")
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string: it may hold brackets
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # an opening bracket one level in, a closing one out
+
+
+def _too_deep(raw: bytearray) -> bool:
+    """Whether the header's arrays and objects nest deeper than MAX_DEPTH anywhere, found without parsing
+    it: json.loads recurses once per level, and so would a parser written here. With the strings dropped
+    (they may hold brackets), each bracket is a step in or out, and the deepest point is the largest
+    running sum, summed in C: a 4 MiB header costs at most about a tenth of a second. Brackets that do not pair
+    are json.loads's to refuse; it never nests deeper than that sum before it does."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:  # most replies: too few brackets to nest deeper
+        return False
+    steps = bytearray(_STRING.sub(b"", raw).translate(_STEPS, _NOT_BRACKETS))
+    depth = torch.frombuffer(steps, dtype=torch.int8).cumsum(0, dtype=torch.int32).max() if steps else 0
+    return int(depth) > MAX_DEPTH
 
 
 def _may_reference(raw: bytearray) -> bool:

@@ -11,6 +11,7 @@ import torch
 
 import mutations
 from conftest import CORPUS, SOLUTION, Grade, check
+from exercises.device import reordered
 from helpers import attack, hardware_accelerator
 
 # `.to(device)` goes through `_apply`; the reference with SelfAttention_v2 nudging a weight there, so
@@ -145,3 +146,24 @@ def test_no_class_that_builds_fails_with_the_constructors_error(grade_file: Grad
     c = check(grade_file(only_mha, "device"), "device", "registered")
     assert (c.status, c.message_key) == ("failed", "check.raised"), c.message
     assert "TypeError" in c.message
+
+
+@pytest.mark.parametrize("mask", [
+    torch.triu(torch.ones(8, 8), diagonal=1),  # the book's
+    torch.tril(torch.ones(8, 8, dtype=torch.bool)),  # the positions kept, as bool
+    torch.triu(torch.full((8, 8), -torch.inf), diagonal=1),  # added to the scores
+    torch.triu(torch.ones(1, 1, 8, 8), diagonal=1),  # with room for batch and heads
+], ids=["triu", "bool_tril", "additive", "four_dims"])
+def test_a_mask_is_reordered_with_the_tokens_whatever_its_encoding(mask: torch.Tensor) -> None:
+    """The judge reorders a mask it cannot read: entry (i, j) follows tokens i and j, so each token of a
+    6-token input still sees the tokens it saw, and what lies past the input stays where it was."""
+    order = torch.tensor([2, 0, 5, 1, 4, 3])
+    got = reordered(mask, order)
+    assert torch.equal(got[..., :6, :6], mask[..., order, :][..., :, order]) and not torch.equal(got, mask)
+    assert torch.equal(got[..., 6:, 6:], mask[..., 6:, 6:])
+
+
+@pytest.mark.parametrize("tensor", [torch.randn(8, 8), torch.randn(8, 5), torch.ones(4, 4), torch.ones(8)],
+                         ids=["square_weight", "weight", "shorter_than_the_input", "vector"])
+def test_no_other_tensor_is_reordered(tensor: torch.Tensor) -> None:
+    assert reordered(tensor, torch.tensor([1, 0, 5, 4, 3, 2])) is tensor

@@ -6,6 +6,7 @@ careful as running their code. These tests build each shape in tmp_path; nothing
 """
 from __future__ import annotations
 
+import os
 import re
 import stat
 import zipfile
@@ -17,6 +18,7 @@ import pytest
 from grader import catalogue, roster
 from grader.catalogue import Msg
 from grader.roster import RosterError, Skipped, Student, collect, in_shard, parse_shard, submission_files
+from grader.scratch import remove
 
 CANVAS = r"^(?P<student>[^_]+)_"
 
@@ -501,3 +503,41 @@ def test_every_roster_message_exists_in_both_languages() -> None:
     for key in sorted(keys):
         assert catalogue.has(key), key
         assert catalogue.text(key, "zh") != catalogue.text(key, "en"), key
+
+
+def deep_tree(top: Path, depth: int) -> None:
+    """`depth` folders one inside the next under `top`, made a level at a time (os.makedirs recurses)."""
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+
+
+def test_a_folder_tree_a_thousand_deep_in_a_class_is_walked(tmp_path: Path, workdir: Path) -> None:
+    classdir = tmp_path / "class"
+    for student in ("ann", "bob"):
+        (classdir / student).mkdir(parents=True)
+        (classdir / student / "answers.py").write_text("x = 1\n")
+    (classdir / "aaron").mkdir()
+    deep_tree(classdir / "aaron", 1_400)  # and no code: the search for some walks all of it
+    try:
+        students, skipped = collect([classdir], workdir)
+        assert roster_of(students) == {"ann": ["answers.py"], "bob": ["answers.py"]}
+        assert reasons(skipped) == {}
+    finally:
+        remove(classdir / "aaron")  # pytest's own clean-up recurses as deep as the tree
+
+
+def test_zip_entries_nested_past_the_depth_cap_are_not_unpacked(tmp_path: Path, workdir: Path) -> None:
+    deep = "/".join(["d"] * 1_200) + "/notes.py"
+    archive = make_zip(tmp_path / "class.zip", {"ann/answers.py": "", f"bob/{deep}": "", "bob/answers.py": ""})
+    students, skipped = collect([archive], workdir)
+    assert roster_of(students) == {"ann": ["answers.py"], "bob": ["answers.py"]}
+    assert reasons(skipped) == {f"{archive}:bob/{deep}": "roster.too_deep"}
+    reason = skipped[0].reason
+    assert catalogue.text(reason.key, "en", **reason.args).endswith("lies more than 32 folders deep; it was not unpacked")

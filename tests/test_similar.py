@@ -1,15 +1,19 @@
 """Look-alike submissions (grader.similarity, `grade similar`, `grade batch --similar`).
 
-Contract: a copy disguised by renaming every name, rewording the comments, reflowing whitespace and
-reordering the notebook's cells ranks first; students who handed in the template, or the book's own
-code, are not alike for it; an instructor's --boilerplate takes a passage out of the comparison; the
-report says "worth a look" with the score and the threshold, and each pair has a side-by-side page
-marking the shared lines. Bad input is one line and exit 2.
+Contract: a copy disguised mechanically (every name changed, comments reworded, a dead statement after
+every statement, reprinted, the definitions reordered, one cell per statement, notebook <-> script)
+ranks first; code made only of what the class was given (the template, the book's listings and
+one-line answers, with or without comments and docstrings, reformatted) is never reported, in a class
+of any size; independent honest answers of the same exercises (tests/corpus/similar/honest) are not
+flagged; an instructor's --boilerplate takes a passage out of the comparison; the report says "worth a
+look" with the score and the threshold, and each pair has a side-by-side page marking the shared lines.
+Bad input is one line and exit 2.
 """
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +21,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CORPUS, ROOT, SOLUTION, TEMPLATE
+from conftest import CORPUS, ROOT, SEEDS, SOLUTION, TEMPLATE
 from grader import similarity
 from test_page import parse
 
+sys.path.insert(0, str(CORPUS / "similar"))
+import disguises  # noqa: E402  (tests/corpus is data, not a package)
+
 ALICE = (CORPUS / "look_alike" / "alice.py").read_text(encoding="utf-8")
 BOB = (CORPUS / "look_alike" / "bob.py").read_text(encoding="utf-8")
+TYPED = (CORPUS / "similar" / "typed_from_the_book.py").read_text(encoding="utf-8")
 RENAMES = {"scaled_scores": "attention_table", "query_rows": "qs", "key_rows": "ks", "n_tokens": "length",
            "table": "grid", "causal_fill": "hide_future", "fill_value": "blank", "size": "side",
            "LoopAttention": "MyAttention", "width_in": "d_in", "width_out": "d_out", "to_q": "wq", "to_k": "wk",
@@ -102,6 +110,66 @@ def test_a_passage_most_of_a_large_class_shares_is_no_evidence() -> None:
     tutorial = BOB
     class_ = {f"s{n:02d}": tutorial + f"\nanswer_{n} = {n}\n" for n in range(40)}
     assert similarity.look_alikes(class_) == []
+
+
+def hand_in(folder: Path, submissions: dict[str, Path | tuple[str, str]]) -> dict[str, str]:
+    """The code of each student as `grade batch` keeps it, from {student: a file to copy, or (suffix, the
+    python source to hand in as a module or as a notebook of one cell per statement)}."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handed = {}
+    for student, what in submissions.items():
+        if isinstance(what, Path):
+            handed[student] = Path(shutil.copy(what, folder / f"{student}{what.suffix}"))
+        else:
+            handed[student] = disguises.write(folder / f"{student}{what[0]}", what[1])
+    return {student: similarity.code_of([path]) for student, path in handed.items()}
+
+
+def honest_class() -> dict[str, str]:
+    """Thirteen students who each wrote chapter 3 on their own (tests/corpus/similar/honest): from the
+    book's listings typed with a change or two to einsum, loops, fused projections and SDPA."""
+    return {path.stem: similarity.code_of([path]) for path in sorted(disguises.HONEST.iterdir())}
+
+
+def test_every_mechanical_disguise_of_a_copy_ranks_first(tmp_path: Path) -> None:
+    """Renamed, a dead statement after every statement, reprinted, the definitions reordered, or all of
+    it, handed in as a script or as a notebook of one cell per statement: the copy and its original are
+    the most alike pair of the class, whether the original is mostly the book's code (Ana, a script) or
+    a notebook of her own (Eli). benchmarks/similar.py does the same for every honest student."""
+    missed, honest = {}, honest_class()
+    for original in ("ana.py", "eli.ipynb"):
+        code = disguises.source(disguises.HONEST / original)
+        for name, disguise in [*disguises.DISGUISES.items(), ("all of them", disguises.every_disguise)]:
+            for suffix in (".py", ".ipynb"):
+                class_ = {**honest, **hand_in(tmp_path / name / suffix, {"copy": (suffix, disguise(code))})}
+                found = similarity.look_alikes(class_, similarity.given())
+                if not found or {found[0].a, found[0].b} != {Path(original).stem, "copy"}:
+                    missed[f"{original}, {name}, as {suffix}"] = [(p.a, p.b, round(p.score, 2)) for p in found[:2]]
+    assert not missed, missed
+
+
+@pytest.mark.parametrize("size", [2, 30])
+def test_code_made_only_of_what_the_class_was_given_is_never_reported(tmp_path: Path, size: int) -> None:
+    """The template with the book's listings and one-line answers typed in, with its comments and
+    docstrings and without them, reprinted: no pair, in a class of two (under the common-passage cap's
+    minimum) as in a class of thirty whose others hand in the template, the reference or a seed notebook,
+    as they are or reprinted without docstrings."""
+    class_: dict[str, Path | tuple[str, str]] = {
+        "typed": (".py", TYPED), "bare": (".ipynb", disguises.without_docstrings(TYPED))}
+    files = [TEMPLATE / "chapter3.ipynb", TEMPLATE / "chapter3.py", SOLUTION,
+             SEEDS / "ch03-exercise-solutions.ipynb", SEEDS / "ch03-3.6-multihead-attention.ipynb"]
+    reprinted = [disguises.without_docstrings(path.read_text(encoding="utf-8")) for path in files[1:3]]
+    for n in range(size - len(class_)):
+        class_[f"s{n:02d}"] = files[n] if n < len(files) else (".py" if n % 2 else ".ipynb", reprinted[n % 2])
+    found = similarity.look_alikes(hand_in(tmp_path, class_), similarity.given())
+    assert found == [], [(p.a, p.b, round(p.score, 2)) for p in found]
+
+
+def test_independent_answers_of_the_same_exercises_are_not_flagged() -> None:
+    """The thirteen honest students all implement the same listings, most of them as the book does:
+    that is no evidence, not one of their 78 pairs is reported."""
+    found = similarity.look_alikes(honest_class(), similarity.given())
+    assert found == [], [(p.a, p.b, round(p.score, 2)) for p in found]
 
 
 def grade_command(*args: object) -> subprocess.CompletedProcess[str]:

@@ -51,8 +51,9 @@ def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang:
 def similar_command(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang: str | None) -> None:
     """Rank the pairs of a graded class whose code is unusually alike, with a side-by-side page per pair.
 
-    Code the class was given (the student template, the book's code, --boilerplate FILEs) does not
-    count; comments, names, whitespace and cell order are ignored. Exit 0 whatever it finds.
+    Code the class was given (the student template, the book's and the lecture's code, --boilerplate
+    FILEs) does not count, however it is typed; comments, docstrings, names, layout, statements that do
+    nothing, the order of definitions and notebook cells are ignored. Exit 0 whatever it finds.
     """
     from grader.cli import EXIT_CANNOT_GRADE
     from grader.gradebook import FILENAME, GradebookError

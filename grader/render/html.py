@@ -17,7 +17,7 @@ from markupsafe import Markup
 from grader import catalogue, shares
 from grader.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import clean, left_out, problem_cells, problem_line
+from grader.render.text import clean, left_out, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, where
 
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
@@ -30,9 +30,10 @@ def render(run: RunResult) -> str:
 
 def fragment(run: RunResult) -> str:
     """The result under a notebook cell (grader.jupyter): the run's language only, its anchors its own,
-    since a notebook may show several results on one page."""
+    since a notebook may show several results on one page, and first the self-check banner when the
+    kernel's own judge graded it."""
     return ENV.get_template("inline.html.j2").render(
-        **_context(run, (run.lang,)), anchor=f"grade-{secrets.token_hex(4)}-")
+        **_context(run, (run.lang,)), anchor=f"grade-{secrets.token_hex(4)}-", self_check=self_check(run, run.lang))
 
 
 def _context(run: RunResult, langs: Sequence[str]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The terminal summary: a compact table, one row per check, the total, and the feedback page's path last.
+"""The terminal summary: a compact table, one row per check, the total, and the feedback page's path last;
+first, for a result graded for a Jupyter kernel, the banner saying it is a self-check and not a grade.
 
 Widths are measured in terminal columns, not characters, so a Chinese table lines up too; colour is
 added after padding, so escape sequences never count towards a column.
@@ -11,7 +12,7 @@ from pathlib import Path
 import click
 
 from grader import catalogue
-from grader.render.text import STATUS_ICONS, cell_problems, left_out, one_line
+from grader.render.text import STATUS_ICONS, cell_problems, left_out, one_line, self_check
 from grader.results import RunResult
 
 _HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}
@@ -64,7 +65,9 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
         """`shown` is `label` with colour added; padding is measured on the plain `label`."""
         return (shown or label) + " " * (label_w - width(label)) + _GAP + _rjust(points, points_w)
 
-    lines = [f"{one_line(run.submission.path)}  (seed {run.seed})"]
+    banner = self_check(run, lang)
+    lines = [style(one_line(banner), fg="yellow", bold=True)] if banner else []
+    lines.append(f"{one_line(run.submission.path)}  (seed {run.seed})")
     note = left_out(run, lang)
     if note:
         lines.append(_INDENT + one_line(note))

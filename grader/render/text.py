@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
 from grader import cascade, catalogue
@@ -49,8 +50,9 @@ def csv_cell(value: object) -> str:
 
 def json_text(data: Any, indent: int | None = None) -> str:
     """JSON that keeps every string whole (a student's name is data there) but holds none of `clean`'s
-    characters raw: json escapes C0 itself, the rest become \\u escapes, which any reader decodes."""
-    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    characters raw: json escapes C0 itself, the rest become \\u escapes, which any reader decodes. Strict
+    (RFC 8259): a NaN or infinity raises rather than be written bare (the result spells them, to_json)."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -69,6 +71,19 @@ def left_out(run: RunResult, lang: str) -> str:
     names = ", ".join(note["names"]) + (", …" if note["count"] > len(note["names"]) else "")
     return catalogue.text("page.left_out", lang, count=note["count"], names=names, max_files=note["max_files"],
                           max_mib=note["max_mib"])
+
+
+def self_check(run: RunResult, lang: str) -> str:
+    """The banner of a result graded for a Jupyter kernel (RunResult.self_check), which its code could
+    forge: what it is not, and the command on the saved file whose result a course relies on; "" for a
+    grade."""
+    if not run.self_check:
+        return ""
+    name = run.submission.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.endswith((".ipynb", ".py")):  # the front end never named the kernel's notebook
+        name = "notebook.ipynb"
+    command = f"grade {','.join(e.id for e in run.exercises)} {shlex.quote(name)}"
+    return catalogue.text("jupyter.self_check", lang, command=command)
 
 
 def problem_cells(run: RunResult) -> tuple[list[CellRecord], cascade.Cascade | None]:

@@ -46,7 +46,6 @@ class Child:
             "load_state": self.load_state,
             "state": self.state,
             "describe": self.describe,
-            "devices": self.devices,
             "left_behind": self.left_behind,
             "variables": self.variables,
         }
@@ -187,10 +186,6 @@ class Child:
 
     def describe(self, ref: int) -> dict[str, Any] | None:
         return inventory.describe(self.objects[ref], self.own_files)
-
-    def devices(self) -> dict[str, bool]:
-        mps = getattr(torch.backends, "mps", None)
-        return {"cuda": torch.cuda.is_available(), "mps": bool(mps and mps.is_available())}
 
     def left_behind(self, ref: int, x: torch.Tensor, move: bool = True) -> dict[str, Any]:
         """The tensors the module's forward on x uses that .to(device) would leave on the CPU, found on a

@@ -1,7 +1,8 @@
 """Plain-data descriptions of the objects a submission made, for the judge to choose answers from.
 
-Runs in the child. Everything it returns is a claim the judge may confirm by behaviour; it holds
-only names, shapes and flags, never values the judge would trust.
+Runs in the child, where the submission can rewrite it. Everything it returns is a claim: the judge uses it
+to find things (a class to build, the names to read and load, a plain tensor to name) and confirms by
+behaviour what it gives points for; it holds only names, shapes and flags, never values the judge would trust.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from grader.sandbox.confine import _libc, _prctl, die_with_parent
-from grader.scratch import ENTRIES, READ_ONLY, usage
+from grader.scratch import ENTRIES, READ_ONLY, usage, walk
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -241,11 +241,12 @@ def become(uid: int, scratch: str) -> None:
     read-only (grader.scratch.READ_ONLY: the files beside a single submission) stays root's, so the
     submission can read it but neither write it nor make it writable. Dumpable again afterwards, and dying
     with its parent again (a uid change clears both), so the submission can read its own /proc/self and
-    ends when the judge, its zygote or its waiting parent is killed."""
-    for folder, dirs, files in os.walk(scratch):
-        for name in (folder, *(os.path.join(folder, n) for n in (*dirs, *files))):
-            if stat.S_IMODE(os.lstat(name).st_mode) != READ_ONLY:
-                os.lchown(name, uid, uid)
+    ends when the judge, its zygote or its waiting parent is killed. The folder is walked as the judge walks
+    it (grader.scratch.walk): what an earlier child left there, however deep, cannot stop a replay."""
+    os.chown(scratch, uid, uid)
+    for folder, name, info, _ in walk(scratch):
+        if stat.S_IMODE(info.st_mode) != READ_ONLY:
+            os.chown(name, uid, uid, dir_fd=folder, follow_symlinks=False)
     _empty_bounding_set()
     os.setgroups([])
     os.setgid(uid)

@@ -14,7 +14,9 @@ CPU forward, reporting the tensors it mixes with the input's and the module's th
 input, nor a parameter or buffer, nor made during the forward. It cannot see a tensor made in the
 forward without `device=`; the stand-in device can.
 
-Everything returned is plain data: a claim for the judge, which gives the verdict.
+Everything returned is plain data, and a claim: it runs in the submission's process, which can rewrite it.
+The judge names with it the tensor it reports and fails the module for it, but never gives a point for
+a report that finds nothing: those rest on the judge's own measurement (exercises/device.py).
 """
 from __future__ import annotations
 

@@ -37,6 +37,7 @@ FIRST_USE_MODULES = ("torch._subclasses.schema_check_mode", "encodings.unicode_e
 # a stack reads the source of each of its frames. Read here, they are inherited (a call: 1.9 -> 0.9 ms).
 STACK_SOURCES = ("torch.random", "torch.cuda.random", "torch.cuda", "torch.xpu.random", "torch.xpu", "torch.mtia",
                  "grader.sandbox.child", "grader.sandbox.zygote")
+STRAYS_S = 10.0  # the most one cleanup of strays takes; what a tree forks faster than that waits for the next
 
 
 def exit_status(status: int) -> dict[str, int]:
@@ -47,7 +48,9 @@ def exit_status(status: int) -> dict[str, int]:
 
 def serve(judges: list[socket.socket], protections: list[str]) -> None:
     """Answer each judge's requests until every judge is gone. Requests are short (a fork, or a reap that
-    waits at most its grace), so one judge waits for another's for milliseconds."""
+    waits at most its grace), so one judge waits for another's for milliseconds. A judge is gone when its
+    socket closes, however it ended (killed with -9, or with the Jupyter kernel that started it): what it
+    was grading is ended then, and everything that escaped it, before the zygote itself goes."""
     live: dict[int, socket.socket] = {}  # children serving a submission now, and the judge of each;
     # any other child of ours is a stray
     for ctl in judges:
@@ -64,6 +67,7 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
                 for pid in [pid for pid, judge in live.items() if judge is ctl]:
                     end_child(pid, 0.0)
                     del live[pid]
+                kill_strays(set(live))
                 continue
             request = json.loads(msg)
             if request["op"] == "fork":
@@ -126,22 +130,58 @@ def end_child(pid: int, grace: float) -> int:
 
 
 def kill_strays(live: set[int]) -> None:
-    """Kill what the subreaper inherited: orphans of finished submissions (setsid, double forks)."""
-    for _ in range(100):
-        strays = [pid for pid in _children() if pid not in live]
-        if not strays:
-            return
+    """Kill every process below a child of ours that is not a live submission's: the orphans the subreaper
+    inherited (setsid, double forks) and all they started, however deep the tree or however fast it forks.
+
+    A round kills our stray children and every process below them, then reaps the children; a killed
+    process forks no more, and what it had forked re-parents here, for the next round. Only our own
+    unreaped children are signalled by pid; a process further down is signalled through a process
+    descriptor, and only while it still has the start time the round saw, so no pid reused meanwhile by
+    another process is ever hit. Rounds end when no stray is left, or after STRAYS_S at most.
+    """
+    deadline = time.monotonic() + STRAYS_S
+    while (strays := [pid for pid in _children() if pid not in live]) and time.monotonic() < deadline:
+        below = _below(strays, _processes())
         for pid in strays:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid, started in below:
+            _kill_if_still(pid, started)
         for pid in strays:
             try:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+
+
+def _below(roots: list[int], table: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+    """(pid, start time) of every process below `roots` in `table` (pid -> (parent, start time))."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, level = [], list(roots)
+    while level:
+        level = [child for parent in level for child in children.get(parent, ())]
+        found += level
+    return [(pid, table[pid][1]) for pid in found]
+
+
+def _kill_if_still(pid: int, started: int) -> None:
+    """SIGKILL the process `pid` if it is still the one that started at `started` (where the kernel has
+    process descriptors; elsewhere it is left to a later round, once it is our child)."""
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return
+    try:
+        if _processes([pid]).get(pid, (0, -1))[1] == started:
+            signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def _children() -> list[int]:
@@ -153,16 +193,20 @@ def _children() -> list[int]:
             return [int(pid) for pid in listed.read().split()]
     except OSError:
         pass
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == me:
-                found.append(int(entry))
-    return found
+    return [pid for pid, (parent, _) in _processes().items() if parent == me]
+
+
+def _processes(pids: list[int] | None = None) -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, start time in clock ticks) of the given processes, or of every process."""
+    table = {}
+    for pid in pids if pids is not None else [int(e) for e in os.listdir("/proc") if e.isdigit()]:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()  # the name before it may hold anything
+        except OSError:
+            continue
+        table[pid] = (int(fields[1]), int(fields[19]))
+    return table
 
 
 def reply(ctl: socket.socket, value: dict[str, Any]) -> None:
@@ -188,10 +232,12 @@ def main(argv: list[str]) -> None:
         # What the children inherit is never collected here again: a collection in a child would write to
         # every inherited object and so copy most of the heap (~90 ms and 40 MB per child).
         gc.freeze()
-        confine.die_with_parent()
+        # It does not die with the judge (no PR_SET_PDEATHSIG): killed with it, it could end nothing the judge's
+        # submissions left behind. It ends once every judge's socket has closed, after ending what they graded.
         confine.hide_from_tracing()
         serve([socket.socket(fileno=int(fd)) for fd in argv[1:]],
               ["subreaper"] if confine.become_subreaper() else [])
+        os._exit(0)  # nothing to flush, and the judge waits for this exit: tearing torch down costs ~0.1 s
     elif argv[0] == "worker":
         sock = socket.socket(fileno=int(argv[1]))
         config = wire.recv(sock)

@@ -14,8 +14,9 @@ import pytest
 import processes
 
 # Every process an attack starts ends as `sleep N` with one of these N (fork_bomb, orphan_setsid,
-# orphan_double_fork): a command line holding one is the attack's.
-MARKERS = (b"987652", b"987654", b"987655")
+# orphan_double_fork, orphan_chain), or holds one on its command line (busy_processes): a command line
+# holding one is the attack's.
+MARKERS = (b"987652", b"987654", b"987655", b"987656", b"987657")
 
 
 def pytest_configure(config: pytest.Config) -> None:
