@@ -1,11 +1,11 @@
-"""How fast comparing a class for look-alike submissions is, and how right (grader.similarity, `grade similar`).
+"""How fast comparing a class for look-alike submissions is, and how right (grader.classes.similarity, `grade similar`).
 
 Speed: it writes N students (default 200) to a temporary folder, half as notebooks and half as modules:
 each hands in the book's code (solutions/chapter3.py, as most students do) and some code of their own,
 generated at random; COPIES of them hand in another's own code with every mechanical disguise at once
 (tests/corpus/similar/disguises.py: renamed, a dead statement after every statement, reprinted, the
-definitions reversed). It times reading the code as `grade batch` keeps it (grader.similarity.code_of),
-then the comparison with what the class was given (grader.similarity.look_alikes), and checks that the
+definitions reversed). It times reading the code as `grade batch` keeps it (grader.classes.similarity.code_of),
+then the comparison with what the class was given (grader.classes.similarity.look_alikes), and checks that the
 planted copies are the top pairs. The target is a 200-student class compared in seconds (<= 5 s); the
 pairs the inverted index counted are printed beside all N(N-1)/2, which the comparison never walks.
 
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "corpus" / "similar"))
 import disguises  # noqa: E402  (tests/corpus is data, not a package)
-from grader import similarity  # noqa: E402
+from grader.classes import similarity  # noqa: E402
 
 BOOK = (ROOT / "solutions" / "chapter3.py").read_text(encoding="utf-8")
 TARGET_S = 5.0

@@ -15,16 +15,9 @@ from typing import Any, Callable, Iterable
 import torch
 import torch.nn.functional as F
 
-from grader import near_miss
-from grader.exercise import NotFound, Outcome, failed
-from grader.session import Obj, Sandbox
+from grader.checks.tensors import close
 
-RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
-CHANGED = 1e-4  # an output "moves" with its input when it changes by more than this
 MAX_WIDTH = 4096  # the widest input the judge draws for a width it reads from a submission's weights
-# The most values evidence code converts at once: an output of any shape may come back (up to the session's
-# ANSWER_BYTES), and what the judge spends on one, beside holding it, stays this size.
-CHUNK = 2**20
 
 _ROLE_PATTERNS = {
     "qkv": re.compile(r"qkv|c_attn|in_proj"),
@@ -215,30 +208,6 @@ def _oriented(weight: torch.Tensor, shape: tuple[int, ...], linear: bool) -> tor
     return None
 
 
-def constant(out: torch.Tensor) -> bool:
-    """Whether a module gave the same output for every input of a batch whose inputs differ (along dim 0:
-    the batch, or the tokens of a 2-D output): a class that computes nothing from x. NaN counts as the
-    same value, and an empty output is constant too; one input alone shows nothing."""
-    if out.numel() == 0:
-        return True
-    if out.dim() == 0 or out.shape[0] < 2:
-        return False
-    flat = out.detach().reshape(out.shape[0], -1)  # compared a block of CHUNK values at a time
-    columns = min(flat.shape[1], CHUNK)
-    rows = max(1, CHUNK // columns)
-    for c in range(0, flat.shape[1], columns):
-        first = _plain_numbers(flat[:1, c:c + columns])
-        for r in range(1, flat.shape[0], rows):
-            if (_plain_numbers(flat[r:r + rows, c:c + columns]) - first).abs().max() > CHANGED:
-                return False
-    return True
-
-
-def _plain_numbers(t: torch.Tensor) -> torch.Tensor:
-    """t in float64, NaN as 0 and the infinities as ±1e300, so equal values subtract to 0."""
-    return torch.nan_to_num(t.double(), nan=0.0, posinf=1e300, neginf=-1e300)
-
-
 def per_head(params: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Group a wrapper's parameters by head prefix ("heads.0." ...), in head order."""
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -271,151 +240,6 @@ def heads_state(roles: list[Roles]) -> dict[str, torch.Tensor]:
     for i, head_roles in enumerate(roles):
         state.update(book_state(head_roles, prefix=f"heads.{i}."))
     return state
-
-
-# -- finding answers --------------------------------------------------------------------------------
-def classes(sb: Sandbox, name: str) -> list[Obj]:
-    found = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
-    if not found:
-        near_miss.missed(name)
-    return found
-
-
-def the_class(sb: Sandbox, name: str) -> Obj:
-    """The submission's own class of that name (the last definition wins, as in the notebook)."""
-    found = classes(sb, name)
-    if not found:
-        raise NotFound("not_found.class", name=name)
-    return found[-1]
-
-
-def function(sb: Sandbox, name: str) -> Obj | None:
-    found = [o for o in sb.inventory() if o.kind == "function" and o.cls == name]
-    if not found:
-        near_miss.missed(name)
-    return found[-1] if found else None
-
-
-def found_in(obj: Obj) -> dict[str, Any]:
-    """Evidence of where the submission bound obj (last name, cell), so the page can quote that cell.
-
-    Bindings come from the child, so only a well-formed one is kept; {} when there is none (an
-    object the judge built itself).
-    """
-    last = obj.bindings[-1] if obj.bindings else {}
-    if type(last.get("cell")) is not int or not isinstance(last.get("name"), str):
-        return {}
-    return {"object": {"name": last["name"][:200], "cell": last["cell"]}}
-
-
-def with_object(outcome: Outcome, obj: Obj) -> Outcome:
-    """The outcome with evidence["object"] naming where obj was found (kept if already set)."""
-    return replace(outcome, evidence={**found_in(obj), **outcome.evidence})
-
-
-def instances(sb: Sandbox, class_names: Iterable[str]) -> list[Obj]:
-    wanted = set(class_names)
-    return [o for o in sb.inventory() if o.kind == "module" and o.cls in wanted]
-
-
-def trainable_count(info: dict[str, Any]) -> int:
-    total = 0
-    for p in info.get("parameters", []):
-        if p.get("requires_grad"):
-            count = 1
-            for d in p["shape"]:
-                count *= d
-            total += count
-    return total
-
-
-def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
-    if a.shape != b.shape:
-        return float("inf")
-    return float((a.double() - b.double()).abs().max()) if a.numel() else 0.0
-
-
-def nan_tokens(got: torch.Tensor, expected: torch.Tensor, shown: int = 8) -> dict[str, Any]:
-    """Where `got` is NaN and `expected` is not, as message arguments: `count` token positions (dim -2) and
-    the first `shown` of them as `tokens`; {} when nowhere. A difference of NaN says nothing to a student,
-    where the NaN is and where it comes from does."""
-    if got.shape != expected.shape or got.dim() < 2:
-        return {}
-    new = (got.isnan() & ~expected.isnan()).movedim(-2, 0).flatten(1).any(dim=1)
-    positions = [str(int(i)) for i in new.nonzero().flatten()]
-    if not positions:
-        return {}
-    return {"count": len(positions), "tokens": ", ".join(positions[:shown]) + (", …" if len(positions) > shown else "")}
-
-
-def close(a: torch.Tensor, b: torch.Tensor, equal_nan: bool = False) -> bool:
-    return a.shape == b.shape and bool(
-        torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=equal_nan)
-    )
-
-
-def computes_nothing(name: str, out: torch.Tensor) -> Outcome:
-    """The failure of a check whose premise, an output computed from the input, does not hold (constant)."""
-    shape, values = list(out.shape), sample(out, 4)
-    return failed("check.constant", {"got_shape": shape, "got": values}, name=name, shape=shape, values=values)
-
-
-def sample(t: torch.Tensor, n: int = 6) -> list[float]:
-    """A few values for the feedback page."""
-    return [round(float(v), 5) for v in t.detach().flatten()[:n]]
-
-
-def comparison(expected: torch.Tensor, got: torch.Tensor, n: int = 8) -> dict[str, Any]:
-    """Evidence for an expected-vs-got table: both shapes and dtypes, and up to n values of one row of each.
-
-    The row is the first one, or, when the tensors differ, the one holding the largest difference
-    (windowed around it): under a causal mask the first token sees only itself, so the first row
-    often agrees while the rest is wrong. `at` is the index of the first value shown. Only tensors of
-    the expected shape are converted whole (the judge made that shape); of any other, n values are read.
-    """
-    e, g = expected.detach(), got.detach()
-    width = e.shape[-1] if e.dim() else 1
-    row = start = 0
-    if e.shape == g.shape and e.numel() and not close(g, e, equal_nan=True):
-        gap = torch.nan_to_num((e.double() - g.double()).abs(), nan=float("inf"))
-        row, column = divmod(int(gap.flatten().argmax()), width)
-        start = max(0, min(column - n // 2, width - n))
-    return {
-        "expected": _row_values(e, row, start, n),
-        "got": _row_values(g, row, start, n),
-        "expected_shape": list(expected.shape),
-        "got_shape": list(got.shape),
-        "expected_dtype": str(expected.dtype).removeprefix("torch."),
-        "got_dtype": str(got.dtype).removeprefix("torch."),
-        "at": _unravel(row * width + start, list(e.shape)) if e.numel() else [],
-    }
-
-
-def first_rows(t: torch.Tensor, rows: int = 6, n: int = 8) -> list[list[float]]:
-    """The top-left corner of an output, row by row, for a picture of two outputs side by side."""
-    return [[round(float(v), 5) for v in row[:n]] for row in _as_rows(t.detach())[:rows]]
-
-
-def _row_values(t: torch.Tensor, row: int, start: int, n: int) -> list[float]:
-    rows = _as_rows(t)
-    if not rows.numel():
-        return []
-    return [round(float(v), 5) for v in rows[min(row, rows.shape[0] - 1), start:start + n]]
-
-
-def _as_rows(t: torch.Tensor) -> torch.Tensor:
-    """Any output as a stack of rows along its last dim (a scalar is one row of one, an empty one no rows)."""
-    if not t.numel():
-        return t.reshape(0, 0)
-    return t.reshape(-1, t.shape[-1]) if t.dim() else t.reshape(1, 1)
-
-
-def _unravel(flat: int, shape: list[int]) -> list[int]:
-    index = []
-    for size in reversed(shape):
-        flat, i = divmod(flat, size)
-        index.append(i)
-    return index[::-1]
 
 
 # -- models of the correct computation and of the usual bugs -------------------------------------------

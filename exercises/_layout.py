@@ -26,7 +26,8 @@ from exercises._attention import (
     per_head,
     reproduces,
 )
-from grader.session import Obj, Sandbox
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj
 
 MAX_TRIALS = 1000  # role assignments tried on one module (4! x 4! for a MultiHeadAttention with biases)
 MAX_DRAWN = 1 << 24  # weight elements the judge draws to find a module's roles (GPT-2's attention: 2.4M)
@@ -40,7 +41,7 @@ def _unoriented(value: torch.Tensor, want: tuple[int, int], linear: bool) -> tor
     return value.T if shape == want[::-1] else None
 
 
-def find_layout(sb: Sandbox, module: Obj, groups: list[list[dict[str, Any]]], x: torch.Tensor,
+def find_layout(sb: SandboxClient, module: Obj, groups: list[list[dict[str, Any]]], x: torch.Tensor,
                 reference: Reference, *, d_in: int, d_out: int, out_proj: bool = False,
                 rng: torch.Generator | None = None, own: dict[str, torch.Tensor] | None = None,
                 variants: Sequence[Reference] = ()) -> Layout | None:
@@ -130,7 +131,7 @@ def roles_read(params: list[dict[str, Any]], state: dict[str, torch.Tensor], lay
     return _roles({p["name"]: state[p["name"]] for p in params if p["name"] in layout}, layout, d_in, d_out)
 
 
-def wrapper_layout(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
+def wrapper_layout(sb: SandboxClient, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
                    tokens: int) -> Layout | None:
     """The roles of a wrapper's heads found by behaviour (find_layout), its output being its heads' outputs
     concatenated on the last dim, heads with one of attend's bugs included; None when no assignment
@@ -146,7 +147,7 @@ def _concatenated(bug: str | None, x: torch.Tensor, roles: list[Roles]) -> torch
     return torch.cat([attend(x, r, 1, bug) for r in roles], dim=-1)
 
 
-def map_attention(sb: Sandbox, module: Obj, rng: torch.Generator, x: torch.Tensor, *, num_heads: int, d_in: int,
+def map_attention(sb: SandboxClient, module: Obj, rng: torch.Generator, x: torch.Tensor, *, num_heads: int, d_in: int,
                   d_out: int, out_proj: bool) -> tuple[Roles, dict[str, torch.Tensor]] | None:
     """Fresh weights for one attention module, in its own layout (fresh_state): read from its parameters'
     names, else found by what each does on x (find_layout), with or without out_proj where the book has one,

@@ -22,10 +22,11 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from grader.catalogue import Msg
-from grader.exercise import Verdict, failed
-from grader.scratch import Copied, Sibling
-from grader.session import Obj, ProbeFailure, Sandbox
+from grader.checks.exercise import Verdict, failed
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj, ProbeFailure
+from grader.judge.scratch import Copied, Sibling
+from grader.messages.catalogue import Msg
 
 TEXT_FILE = Path(__file__).resolve().parent / "data" / "input.txt"
 TEXT_NAME = TEXT_FILE.name
@@ -55,7 +56,7 @@ class Variables:
     payload cap, which the three together do not; a check waits only for what it reads; and an answer too
     large to carry costs the checks that read that variable, not every check of the set."""
 
-    def __init__(self, sb: Sandbox) -> None:
+    def __init__(self, sb: SandboxClient) -> None:
         self.sb = sb
         self.read: dict[str, Any] = {}
 
@@ -78,7 +79,7 @@ class Variables:
         return default if value is _UNBOUND else value
 
 
-_NAMESPACES: "weakref.WeakKeyDictionary[Sandbox, tuple[int, Variables]]" = weakref.WeakKeyDictionary()
+_NAMESPACES: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Variables]]" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -90,10 +91,10 @@ class Text:
     text: str
 
 
-_TEXTS: "weakref.WeakKeyDictionary[Sandbox, tuple[int, Text]]" = weakref.WeakKeyDictionary()
+_TEXTS: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Text]]" = weakref.WeakKeyDictionary()
 
 
-def source_text(sb: Sandbox) -> Text:
+def source_text(sb: SandboxClient) -> Text:
     """The text the submission read. Of the texts it can have read (the files it names that the judge
     copied beside it, the `input.txt` of its folder, its `text` string where that can be sent), the first
     that agrees with most of what the submission holds: its `text`, its vocabulary's characters, its
@@ -124,7 +125,7 @@ def source_text(sb: Sandbox) -> Text:
     return chosen
 
 
-def copied_texts(sb: Sandbox) -> list[Text]:
+def copied_texts(sb: SandboxClient) -> list[Text]:
     """The files the judge copied that the submission may have opened as its text, read from the judge's
     own copies: those beside it that its code names, then, last, the `input.txt` of its folder (the
     student's, else the bundled one)."""
@@ -202,7 +203,7 @@ def fresh_int(rng: torch.Generator, low: int, high: int) -> int:
 
 
 # -- finding answers ------------------------------------------------------------------------------
-def functions_named(sb: Sandbox, name: str) -> list[Obj]:
+def functions_named(sb: SandboxClient, name: str) -> list[Obj]:
     """Every function (lambdas included) the submission bound to `name`, the latest binding last."""
     found = []
     for obj in sb.inventory():
@@ -212,7 +213,7 @@ def functions_named(sb: Sandbox, name: str) -> list[Obj]:
     return [obj for _, obj in sorted(found, key=lambda item: item[0])]
 
 
-def function_named(sb: Sandbox, *names: str) -> Obj | None:
+def function_named(sb: SandboxClient, *names: str) -> Obj | None:
     """The function last bound to the first of `names` that the submission uses."""
     for name in names:
         found = functions_named(sb, name)
@@ -221,7 +222,7 @@ def function_named(sb: Sandbox, *names: str) -> Obj | None:
     return None
 
 
-def namespace(sb: Sandbox) -> Variables:
+def namespace(sb: SandboxClient) -> Variables:
     """The submission's variables, each read once per child."""
     cached = _NAMESPACES.get(sb)
     if cached is not None and cached[0] == sb.generation:
@@ -253,7 +254,7 @@ def is_ids(value: Any) -> bool:
         and not value.is_complex() and value.dtype != torch.bool
 
 
-def binding_cell(sb: Sandbox, name: str) -> dict[str, Any]:
+def binding_cell(sb: SandboxClient, name: str) -> dict[str, Any]:
     """Evidence naming the last cell whose source assigns `name` at the top level (read as text in the
     judge: variables are not in the inventory, so the page can still quote the cell at fault; an
     assignment inside a function, such as get_batch's local `data`, is not the variable); {} when none does."""

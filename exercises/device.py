@@ -25,12 +25,20 @@ from typing import Any
 
 import torch
 
-from exercises._attention import (classes, close, comparison, computes_nothing, constant, max_diff, sample,
-                                 with_object)
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
-from grader.session import (BadReturn, BudgetExhausted, Obj, ProbeFailure, ProbeTimeout, Sandbox, StudentError,
-                            describe_value)
+from grader.checks.answers import classes, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
+from grader.judge.client import SandboxClient
+from grader.judge.probes import (
+    BadReturn,
+    BudgetExhausted,
+    Obj,
+    ProbeFailure,
+    ProbeTimeout,
+    StudentError,
+    describe_value,
+)
+from grader.messages.catalogue import Msg
 from solutions import chapter3
 
 # How each book class is built for these checks, and the input it takes.
@@ -157,7 +165,7 @@ Built = list[tuple[Obj, Obj, tuple[int, ...]]]  # (the class, a fresh instance, 
 Refused = list[tuple[str, StudentError]]  # (a class, what its constructor raised on the book's arguments)
 
 
-def built(sb: Sandbox) -> tuple[Built, Refused]:
+def built(sb: SandboxClient) -> tuple[Built, Refused]:
     """A fresh instance of each book class the submission defines, and the classes whose constructor refused
     the book's arguments: one class that takes other arguments is not the others' failure."""
     found: Built = []
@@ -188,7 +196,7 @@ def nothing_built(refused: Refused) -> Exception:
 
 @EXERCISE.check("registered", points=4, title={"en": "All tensors are parameters or buffers",
                                                "zh": "所有张量都是参数或缓冲区"})
-def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def registered(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     found, refused = built(sb)
     # (class name, what the submission holds, the instance's description)
     modules = [(cls.cls, cls, obj.info) for cls, obj, _ in found]
@@ -229,7 +237,7 @@ def registered(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})), unbuilt=unbuilt(refused))
 
 
-def unfollowed(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor, out: torch.Tensor,
+def unfollowed(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor, out: torch.Tensor,
                rng: torch.Generator) -> Outcome | None:
     """The judge's own measurement (None: what the forward uses is the module's parameters and buffers).
 
@@ -285,7 +293,7 @@ def reordered(t: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
     return t[..., index, :][..., :, index]
 
 
-def left_behind(sb: Sandbox, cls: Obj, module: Obj, x: torch.Tensor) -> list[dict[str, Any]]:
+def left_behind(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor) -> list[dict[str, Any]]:
     """What the forward on x mixes with the module's tensors after .to(device) left it on the CPU: seen on
     the stand-in device; where the forward cannot run there, in the watched CPU forward of a fresh
     instance (the first was moved for good), which must then run: an error is never a pass by itself."""
@@ -326,7 +334,7 @@ def judge_accelerator() -> str | None:
 
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
                                                 "zh": "GPU 与 CPU 输出相同"}, accelerator=True)
-def accelerator(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def accelerator(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     device = judge_accelerator()
     if device is None:  # before any probe: a spent budget cannot make this a deadline where there is no GPU
         return skipped("accelerator.none")

@@ -18,26 +18,20 @@ from exercises._attention import (
     Layout,
     Roles,
     book_state,
-    close,
-    comparison,
     degenerate,
-    first_rows,
-    found_in,
-    function,
-    instances,
-    max_diff,
     random_roles,
     reference_output,
     roles_by_name,
     roles_from_state,
     student_state,
-    the_class,
-    with_object,
 )
 from exercises._layout import find_layout, roles_read
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import Obj, Sandbox, StudentError
+from grader.checks.answers import found_in, function, instances, the_class, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import close, comparison, first_rows, max_diff
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj, StudentError
+from grader.messages.catalogue import Msg
 from solutions import chapter3
 
 SHAPES = [(3, 2), (4, 4), (5, 3)]  # (d_in, d_out); the square one is where a missing .T hides
@@ -158,7 +152,7 @@ def _plain_tensor(error: dict[str, Any] | None) -> Msg | None:
 
 
 @dataclass(frozen=True)
-class Pair:
+class Transfer:
     """v1 and v2 after the transfer, and the weights v2 holds as the judge knows them."""
 
     v1: Obj
@@ -181,19 +175,19 @@ def reference(x: torch.Tensor, roles: Roles) -> torch.Tensor:
                             book_state(roles), x)
 
 
-def layout(sb: Sandbox, module: Obj, rng: torch.Generator, d_in: int, d_out: int) -> Layout | None:
+def layout(sb: SandboxClient, module: Obj, rng: torch.Generator, d_in: int, d_out: int) -> Layout | None:
     """The roles of a module whose names say nothing, found by what its weights do (find_layout)."""
     return find_layout(sb, module, [module.info.get("parameters", [])], torch.randn(6, d_in, generator=rng),
                        self_attention, d_in=d_in, d_out=d_out, rng=rng)
 
 
-def transferred_pairs(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
+def transferred_pairs(sb: SandboxClient, rng: torch.Generator) -> list[Transfer]:
     """Fresh pairs through transfer_weights, v2 holding the judge's weights; else the submission's pair.
     Made once per sandbox: "agree" runs v1 and "parameters" reads its matrices, neither changes them."""
     return sb.memo("3.1 pairs", lambda: _transfer(sb, rng))
 
 
-def _transfer(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
+def _transfer(sb: SandboxClient, rng: torch.Generator) -> list[Transfer]:
     fn = function(sb, "transfer_weights")
     if fn is not None:
         v1_cls, v2_cls = the_class(sb, "SelfAttention_v1"), the_class(sb, "SelfAttention_v2")
@@ -218,17 +212,17 @@ def _transfer(sb: Sandbox, rng: torch.Generator) -> list[Pair]:
                     raise
                 evidence = {"error": exc.detail, **found_in(fn)}
                 raise Verdict(failed("transfer.raised", evidence, diagnosis=problem)) from None
-            pairs.append(Pair(v1, v2, roles, fn))
+            pairs.append(Transfer(v1, v2, roles, fn))
         return pairs
     v1s, v2s = instances(sb, ["SelfAttention_v1"]), instances(sb, ["SelfAttention_v2"])
     if not v1s or not v2s:
         raise NotFound("not_found.pair")
     v2 = v2s[-1]
     # The pair exists only as the submission's objects: v2's weights are read back from it.
-    return [Pair(v1s[-1], v2, own_roles(sb, v2, rng), v1s[-1])]
+    return [Transfer(v1s[-1], v2, own_roles(sb, v2, rng), v1s[-1])]
 
 
-def own_roles(sb: Sandbox, v2: Obj, rng: torch.Generator) -> Roles | None:
+def own_roles(sb: SandboxClient, v2: Obj, rng: torch.Generator) -> Roles | None:
     """The weights the submission's own v2 holds, read by name, else by what they do; None when neither
     reads them (or they are wider than any input the judge draws)."""
     params, state = v2.info.get("parameters", []), sb.state(v2)
@@ -241,7 +235,7 @@ def own_roles(sb: Sandbox, v2: Obj, rng: torch.Generator) -> Roles | None:
     return roles if all(biases) or not any(biases) else None  # SelfAttention_v2 has all three or none
 
 
-def _roles_by_behaviour(sb: Sandbox, v2: Obj, params: list[dict[str, Any]], state: dict[str, torch.Tensor],
+def _roles_by_behaviour(sb: SandboxClient, v2: Obj, params: list[dict[str, Any]], state: dict[str, torch.Tensor],
                         rng: torch.Generator) -> Roles | None:
     """v2's own weights in roles found by what they do: its widths read from its first matrix, (d_out, d_in)
     in an nn.Linear, (d_in, d_out) in a raw x @ W parameter."""
@@ -255,7 +249,7 @@ def _roles_by_behaviour(sb: Sandbox, v2: Obj, params: list[dict[str, Any]], stat
     return roles_read(params, state, found, d_in, d_out) if found else None
 
 
-def diagnose(sb: Sandbox, pair: Pair, rng: torch.Generator) -> Msg | None:
+def diagnose(sb: SandboxClient, pair: Transfer, rng: torch.Generator) -> Msg | None:
     """Name what is wrong with v1's matrices (None: all right), each compared with every weight v2 holds:
     the mapping is judged, whatever either class calls its matrices (v1_names)."""
     names = None if pair.roles is None else v1_names(sb, pair, rng)
@@ -287,7 +281,7 @@ def diagnose(sb: Sandbox, pair: Pair, rng: torch.Generator) -> Msg | None:
     return None
 
 
-def v1_names(sb: Sandbox, pair: Pair, rng: torch.Generator) -> dict[str, str] | None:
+def v1_names(sb: SandboxClient, pair: Transfer, rng: torch.Generator) -> dict[str, str] | None:
     """{role: name} of v1's query, key and value matrices, in that order: read from their names (W_query,
     w_query, Wq ...), else found by what each does in a fresh instance of v1's class (once per child)."""
     info = pair.v1.info
@@ -297,7 +291,7 @@ def v1_names(sb: Sandbox, pair: Pair, rng: torch.Generator) -> dict[str, str] | 
     return {role: found[role] for role in ROLES} if found else None
 
 
-def _v1_roles_by_behaviour(sb: Sandbox, pair: Pair, rng: torch.Generator) -> dict[str, str] | None:
+def _v1_roles_by_behaviour(sb: SandboxClient, pair: Transfer, rng: torch.Generator) -> dict[str, str] | None:
     assert pair.roles is not None
     d_out, d_in = pair.roles.q.shape
     module = sb.construct(the_class(sb, pair.v1.cls), d_in, d_out)
@@ -314,7 +308,7 @@ def _held(t: torch.Tensor, roles: Roles) -> tuple[str, bool] | None:
     return (right[0], True) if right else (unturned[0], False) if unturned else None
 
 
-def source(sb: Sandbox, pair: Pair, role: str) -> str:
+def source(sb: SandboxClient, pair: Transfer, role: str) -> str:
     """Where v2 keeps a role's weight, as the student would write it (sa_v2.W_query.weight)."""
     assert pair.roles is not None
     weight = getattr(pair.roles, role)
@@ -324,14 +318,14 @@ def source(sb: Sandbox, pair: Pair, role: str) -> str:
     return f"sa_v2.W_{ROLES[role]}.weight"
 
 
-def _plain_tensor_from_cells(sb: Sandbox) -> Msg | None:
+def _plain_tensor_from_cells(sb: SandboxClient) -> Msg | None:
     """A book-style transfer that assigned a plain tensor raised in its cell; the cell record says which."""
     return next(filter(None, (_plain_tensor(r.error) for r in sb.cell_records())), None)
 
 
 @EXERCISE.check("agree", points=4, title={"en": "v1 and v2 agree on fresh inputs",
                                           "zh": "v1 与 v2 在新输入上一致"})
-def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def agree(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     count = 0
     evidence: dict[str, Any] = {}
     for pair in transferred_pairs(sb, rng):
@@ -361,7 +355,7 @@ def agree(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("parameters", points=3, title={"en": "v1 holds v2's weights, transposed, as nn.Parameters",
                                                "zh": "v1 以 nn.Parameter 持有 v2 权重的转置"})
-def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def parameters(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     for pair in transferred_pairs(sb, rng):
         problem = diagnose(sb, pair, rng)
         if problem is not None:
@@ -371,7 +365,7 @@ def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("classes", points=3, title={"en": "Your classes compute the reference attention",
                                             "zh": "你的类与参考注意力一致"})
-def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def classes_match(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     names = ("SelfAttention_v1", "SelfAttention_v2")
     found = [c for c in (sb.inventory()) if c.kind == "class" and c.cls in names]
     if not found:
@@ -386,8 +380,8 @@ def classes_match(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
             params = module.info.get("parameters", [])
             state = student_state(params, roles, d_in, d_out)
             if state is None:
-                found = layout(sb, module, rng, d_in, d_out)
-                state = student_state(params, roles, d_in, d_out, layout=found) if found else None
+                mapping = layout(sb, module, rng, d_in, d_out)
+                state = student_state(params, roles, d_in, d_out, layout=mapping) if mapping else None
             if state is None:
                 return with_object(failed("classes.unmapped", cls=name), cls)
             sb.load_state(module, state)

@@ -13,25 +13,14 @@ from typing import Any
 
 import torch
 
-from exercises._attention import (
-    MAX_WIDTH,
-    Roles,
-    close,
-    comparison,
-    computes_nothing,
-    constant,
-    function,
-    instances,
-    map_heads,
-    max_diff,
-    nan_tokens,
-    the_class,
-    with_object,
-)
+from exercises._attention import MAX_WIDTH, Roles, map_heads
 from exercises._layout import wrapper_layout
-from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
-from grader.judge import probe_failure_outcome
-from grader.session import Obj, ProbeFailure, Sandbox, StudentError
+from grader.checks.answers import function, instances, the_class, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
+from grader.judge.client import SandboxClient
+from grader.judge.grading import probe_failure_outcome
+from grader.judge.probes import Obj, ProbeFailure, StudentError
 from solutions import chapter3
 
 WRAPPER = "MultiHeadAttentionWrapper"
@@ -124,7 +113,7 @@ def dims(info: dict[str, Any]) -> tuple[int, int] | None:
 
 @EXERCISE.check("answer", points=4, title={"en": "2 heads, 2-dim context vectors",
                                            "zh": "2 个头，二维上下文向量"})
-def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def answer(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     builder = function(sb, "build_two_dim_wrapper")
     if builder is not None:
         for d_in, ctx in FRESH:
@@ -152,7 +141,7 @@ def answer(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     return outcomes[0]
 
 
-def judge_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> Outcome:
+def judge_wrapper(sb: SandboxClient, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> Outcome:
     """2 heads whose weights are query, key and value of one dimension, giving 2-dim context vectors."""
     tokens, out = run_wrapper(sb, wrapper, d_in, ctx, rng)
     heads = len(head_names(wrapper.info))
@@ -170,7 +159,7 @@ def judge_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Gen
     return passed("answer.ok", name=wrapper.name, shape=shape)
 
 
-def run_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> tuple[int, torch.Tensor]:
+def run_wrapper(sb: SandboxClient, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> tuple[int, torch.Tensor]:
     """(tokens, output) of the wrapper on two inputs of a few tokens, else of its whole context, where heads
     whose mask is not cut to the sequence still run (the mask exercise charges that). Raises what the few
     tokens raised when neither runs."""
@@ -188,7 +177,7 @@ def run_wrapper(sb: Sandbox, wrapper: Obj, d_in: int, ctx: int, rng: torch.Gener
         raise error from None
 
 
-def heads_with_weights(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
+def heads_with_weights(sb: SandboxClient, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
                        tokens: int) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
     """Fresh weights for the wrapper's heads (map_heads), by their names, else by what each weight does."""
     params = wrapper.info.get("parameters", [])
@@ -201,14 +190,14 @@ def heads_with_weights(sb: Sandbox, wrapper: Obj, rng: torch.Generator, d_in: in
 
 @EXERCISE.check("concat", points=2, title={"en": "The wrapper concatenates its heads",
                                            "zh": "包装类拼接各头的输出"})
-def concat(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def concat(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     """The wrapper's output against its own heads' outputs side by side, on its whole context (where even
     heads whose mask is not cut to the sequence run): whatever the heads compute, that is the concatenation."""
     cls = the_class(sb, WRAPPER)
     return with_object(_concat(sb, sb.construct(cls, *CONCAT_ARGS), rng), cls)
 
 
-def _concat(sb: Sandbox, wrapper: Obj, rng: torch.Generator) -> Outcome:
+def _concat(sb: SandboxClient, wrapper: Obj, rng: torch.Generator) -> Outcome:
     names = head_names(wrapper.info)
     if len(names) < 2:
         return failed("concat.no_heads")

@@ -20,28 +20,14 @@ from typing import Any
 
 import torch
 
-from exercises._attention import (
-    Roles,
-    attend,
-    book_state,
-    bug_of,
-    close,
-    comparison,
-    computes_nothing,
-    constant,
-    function,
-    instances,
-    max_diff,
-    nan_tokens,
-    reference_output,
-    trainable_count,
-    with_object,
-    with_out_proj,
-)
+from exercises._attention import Roles, attend, book_state, bug_of, reference_output, with_out_proj
 from exercises._layout import map_attention
 from exercises.mask import bug_note
-from grader.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
-from grader.session import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, Sandbox, StudentError
+from grader.checks.answers import function, instances, trainable_count, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
+from grader.judge.client import SandboxClient
+from grader.judge.probes import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, StudentError
 from solutions import chapter3
 
 D_MODEL, HEADS, CONTEXT = 768, 12, 1024
@@ -165,14 +151,14 @@ EXERCISE = Exercise(
 )
 
 
-def the_answer(sb: Sandbox) -> tuple[Obj, Obj]:
+def the_answer(sb: SandboxClient) -> tuple[Obj, Obj]:
     """(the module, what the submission holds): the builder and its module, else the submission's
     768-wide MultiHeadAttention (the newest), twice. The three checks share one built module: building
     a GPT-2-sized one costs more than any of them."""
     return sb.memo("3.3 answer", lambda: _find_answer(sb))
 
 
-def _find_answer(sb: Sandbox) -> tuple[Obj, Obj]:
+def _find_answer(sb: SandboxClient) -> tuple[Obj, Obj]:
     builder = function(sb, "build_gpt2_small_attention")
     if builder is not None:
         return sb.call_module(builder, label="build_gpt2_small_attention()"), builder
@@ -188,7 +174,7 @@ def _is_768(info: dict[str, Any]) -> bool:
     return any(D_MODEL in p["shape"] for p in info.get("parameters", []))
 
 
-def inert(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome | None:
+def inert(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome | None:
     """The failure of a module whose output is the same for two different inputs: its count and its
     context would otherwise pass without it computing anything."""
     out = judged_run(sb, module, rng).out
@@ -207,11 +193,11 @@ class Run:
     roles: Roles | None
 
 
-def judged_run(sb: Sandbox, module: Obj, rng: torch.Generator) -> Run:
+def judged_run(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Run:
     return sb.memo("3.3 run", lambda: _judged_run(sb, module, rng))
 
 
-def _judged_run(sb: Sandbox, module: Obj, rng: torch.Generator) -> Run:
+def _judged_run(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Run:
     x = torch.randn(2, TOKENS, D_MODEL, generator=rng)
     found = map_attention(sb, module, rng, x, num_heads=HEADS, d_in=D_MODEL, d_out=D_MODEL, out_proj=True)
     roles = None
@@ -243,7 +229,7 @@ def mask_size(module: Obj) -> int | None:
 
 @EXERCISE.check("parameters", points=2, title={"en": "2,360,064 trainable parameters",
                                                "zh": "2,360,064 个可训练参数"})
-def parameters(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def parameters(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     module, origin = the_answer(sb)
     try:
         problem = inert(sb, module, rng)
@@ -277,12 +263,12 @@ def reference_parameters() -> list[dict[str, Any]]:
 
 @EXERCISE.check("heads", points=2, title={"en": "12 heads of 64, 768 in and out",
                                           "zh": "12 个 64 维的头，输入输出 768 维"})
-def heads(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def heads(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     module, origin = the_answer(sb)
     return with_object(_heads(sb, module, rng), origin)
 
 
-def _heads(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
+def _heads(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
     """12 heads of 64 with the judge's weights (mapped by the names, else by what each weight does, qkv biases
     and a missing out_proj included: those are the count's to charge)."""
     try:
@@ -326,12 +312,12 @@ def wrong_dims(module: Obj) -> Outcome | None:
 
 @EXERCISE.check("context", points=2, title={"en": "A 1024-token context that works",
                                             "zh": "可用的 1024 Token 上下文"})
-def context(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def context(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     module, origin = the_answer(sb)
     return with_object(_context(sb, module, rng), origin)
 
 
-def _context(sb: Sandbox, module: Obj, rng: torch.Generator) -> Outcome:
+def _context(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
     masks = [m for m in _square_masks(module.info) if m["shape"][-1] > 1]
     fitting = [m for m in masks if m["shape"][-1] == CONTEXT]
     if masks and not fitting:

@@ -11,9 +11,11 @@ from typing import Any
 import torch
 
 from exercises import _text
-from exercises._attention import comparison, with_object
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import Obj, Sandbox, describe_value
+from grader.checks.answers import with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import comparison
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj, describe_value
 from solutions import gpt_data
 
 SPLITS = {"train": ("train_data", "train_ids"), "val": ("val_data", "valid_data", "validation_data", "val_ids")}
@@ -118,14 +120,14 @@ EXERCISE = Exercise(
 )
 
 
-def get_batch(sb: Sandbox) -> Obj:
+def get_batch(sb: SandboxClient) -> Obj:
     fn = _text.function_named(sb, "get_batch")
     if fn is None:
         raise NotFound("not_found.get_batch")
     return fn
 
 
-def draw(sb: Sandbox, fn: Obj, split: str) -> tuple[torch.Tensor, torch.Tensor]:
+def draw(sb: SandboxClient, fn: Obj, split: str) -> tuple[torch.Tensor, torch.Tensor]:
     """x, y from the submission's get_batch(split), both integer tensors, or a Verdict saying why not."""
     got = sb.call(fn, split, label=f"get_batch({split!r})")
     if not (isinstance(got, list) and len(got) == 2 and all(isinstance(t, torch.Tensor) for t in got)):
@@ -151,7 +153,7 @@ def show(row: torch.Tensor) -> str:
 
 @EXERCISE.check("shape", points=2, title={"en": "x and y are (batch_size, block_size)",
                                           "zh": "x 和 y 的形状是 (batch_size, block_size)"})
-def shape(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def shape(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     fn = get_batch(sb)
     names = _text.namespace(sb)
     batch_size = _text.positive_int(names.get("batch_size"))
@@ -168,7 +170,7 @@ def shape(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("split", points=2, title={"en": "Rows come from the split asked for",
                                           "zh": "每行来自所要求的数据集"})
-def split(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def split(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     fn = get_batch(sb)
     tensors = split_tensors(_text.namespace(sb))
     for name, draws in (("train", 1), ("val", VAL_DRAWS)):
@@ -191,7 +193,7 @@ def rows(x: torch.Tensor) -> torch.Tensor:
 
 
 @EXERCISE.check("targets", points=2, title={"en": "y is x shifted by one", "zh": "y 是 x 错一位的结果"})
-def targets(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def targets(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     fn = get_batch(sb)
     names = _text.namespace(sb)
     tensors = split_tensors(names)

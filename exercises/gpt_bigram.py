@@ -15,9 +15,11 @@ import torch
 from torch.nn import functional as F
 
 from exercises import _text
-from exercises._attention import close, comparison, computes_nothing, constant, max_diff, the_class, with_object
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import Obj, Sandbox, StudentError, describe_value
+from grader.checks.answers import the_class, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj, StudentError, describe_value
 from solutions import gpt_data
 
 CLASS = "BigramLanguageModel"
@@ -205,7 +207,7 @@ EXERCISE = Exercise(
 )
 
 
-def build(sb: Sandbox, rng: torch.Generator, low: int, high: int) -> tuple[Obj, Obj, int, str]:
+def build(sb: SandboxClient, rng: torch.Generator, low: int, high: int) -> tuple[Obj, Obj, int, str]:
     """(class, model, V, label): the student's model for a fresh vocabulary size V in [low, high], or for
     their own vocab_size when the class takes no argument (as the lecture's later gpt.py does)."""
     cls = the_class(sb, CLASS)
@@ -213,9 +215,10 @@ def build(sb: Sandbox, rng: torch.Generator, low: int, high: int) -> tuple[Obj, 
         size = _text.fresh_int(rng, low, high)
         label = f"{CLASS}({size})"
         return cls, sb.construct(cls, size, label=label), size, label
-    size = _text.positive_int(_text.namespace(sb).get("vocab_size"))
-    if size is None:
+    told = _text.positive_int(_text.namespace(sb).get("vocab_size"))
+    if told is None:
         raise NotFound("not_found.vocab_size")
+    size = told
     if size > MAX_VOCAB:
         raise Verdict(with_object(failed("vocab_size.too_large", got=size, most=MAX_VOCAB), cls))
     return cls, sb.construct(cls, label=f"{CLASS}()"), size, f"{CLASS}()"
@@ -229,7 +232,7 @@ def table(model: Obj, size: int) -> str | None:
     return None
 
 
-def load_table(sb: Sandbox, model: Obj, size: int, weights: torch.Tensor) -> bool:
+def load_table(sb: SandboxClient, model: Obj, size: int, weights: torch.Tensor) -> bool:
     name = table(model, size)
     if name is None:
         return False
@@ -244,7 +247,7 @@ def reference(size: int, weights: torch.Tensor) -> gpt_data.BigramLanguageModel:
     return model
 
 
-def run_forward(sb: Sandbox, cls: Obj, model: Obj, call: str, *args: torch.Tensor) -> tuple[torch.Tensor, Any]:
+def run_forward(sb: SandboxClient, cls: Obj, model: Obj, call: str, *args: torch.Tensor) -> tuple[torch.Tensor, Any]:
     """(logits, loss) from the model, or a Verdict when it returns anything else, or when the loss
     could not take the logits as they are (cross_entropy on unreshaped (B, T, C) logits)."""
     try:
@@ -277,7 +280,7 @@ def ids(rng: torch.Generator, size: int, *shape: int) -> torch.Tensor:
 
 @EXERCISE.check("forward", points=2, title={"en": "Logits of shape (B, T, vocab_size)",
                                             "zh": "logits 的形状为 (B, T, vocab_size)"})
-def forward(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def forward(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     cls, model, size, label = build(sb, rng, 12, 40)
     weights = torch.randn(size, size, generator=rng)
     mapped = load_table(sb, model, size, weights)
@@ -300,7 +303,7 @@ def forward(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("loss", points=2, title={"en": "The loss is the cross-entropy of the logits",
                                          "zh": "loss 是 logits 的交叉熵"})
-def loss(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def loss(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     cls, model, size, label = build(sb, rng, 12, 40)
     weights = torch.randn(size, size, generator=rng)
     mapped = load_table(sb, model, size, weights)
@@ -336,7 +339,7 @@ def loss(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("init", points=2, title={"en": "The untrained loss is near ln(vocab_size)",
                                          "zh": "未训练时 loss 接近 ln(vocab_size)"})
-def init(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def init(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     cls, model, size, label = build(sb, rng, 20, 80)  # the model's own initialisation: no table loaded
     idx, targets = ids(rng, size, 4, 32), ids(rng, size, 4, 32)
     call = f"{label}(idx, targets)"
@@ -353,7 +356,7 @@ def init(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("generate", points=2, title={"en": "generate returns (B, T + new) valid ids",
                                              "zh": "generate 返回 (B, T + new) 个有效编号"})
-def generate(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def generate(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     cls, model, size, label = build(sb, rng, 10, 40)
     # a table whose every row makes one successor certain, so the new tokens can be predicted
     successor = torch.randperm(size, generator=rng)
@@ -368,7 +371,7 @@ def generate(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
         return with_object(failed("generate.not_tensor", call=call, got=describe_value(out)), cls)
     if out.is_floating_point() or out.is_complex() or out.dtype == torch.bool:
         return with_object(failed("generate.dtype", call=call, dtype=str(out.dtype).removeprefix("torch.")), cls)
-    shape = dict(call=call, got=tuple(out.shape), B=B, T=T, k=k)
+    shape: dict[str, Any] = {"call": call, "got": tuple(out.shape), "B": B, "T": T, "k": k}
     if list(out.shape) == [B, k]:
         return with_object(failed("generate.only_new", **shape), cls)
     if list(out.shape) != [B, T + k]:

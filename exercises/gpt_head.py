@@ -20,23 +20,20 @@ import torch.nn.functional as F
 from exercises._attention import (
     MAX_WIDTH,
     Roles,
-    close,
-    comparison,
-    computes_nothing,
-    constant,
     degenerate,
-    max_diff,
     one_token_changed,
     random_roles,
     reference_output,
     roles_from_state,
     student_state,
-    with_object,
 )
 from exercises._layout import find_layout, roles_read
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import BadReturn, Obj, Sandbox, StudentError
+from grader.checks.answers import with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff
+from grader.judge.client import SandboxClient
+from grader.judge.probes import BadReturn, Obj, StudentError
+from grader.messages.catalogue import Msg
 from solutions import gpt_attention
 
 HEAD_SIZES = (16, 8)  # the judge's head_size; the second one when the student's n_embd is the first
@@ -219,7 +216,7 @@ class Built:
     own: bool = False  # the student's own instance: its weights are read, never overwritten
 
 
-def _the_class(sb: Sandbox) -> Obj:
+def _the_class(sb: SandboxClient) -> Obj:
     found = [o for o in sb.inventory() if o.kind == "class" and o.cls == "Head" and o.info.get("is_module")]
     if not found:
         raise NotFound("not_found.class", name="Head")
@@ -248,7 +245,7 @@ def _block_size(info: dict[str, Any]) -> int | None:
     return None
 
 
-def _instance(sb: Sandbox) -> Obj | None:
+def _instance(sb: SandboxClient) -> Obj | None:
     """A Head the submission built: bound at the top level, else inside a module it bound (the lecture's
     MultiHeadAttention holds its heads)."""
     modules = [o for o in sb.inventory() if o.kind == "module"]
@@ -262,7 +259,7 @@ def _instance(sb: Sandbox) -> Obj | None:
     return None
 
 
-def build(sb: Sandbox) -> Built:
+def build(sb: SandboxClient) -> Built:
     """Head(head_size) as the lecture builds it, with a head_size that differs from the student's n_embd
     (otherwise scaling by n_embd**-0.5 could not be told from head_size**-0.5). When the class cannot be
     built so (another signature, a global it reads is missing), a Head the submission built is judged."""
@@ -287,10 +284,11 @@ def build(sb: Sandbox) -> Built:
                  _block_size(instance.info), own=True)
 
 
-def load_weights(sb: Sandbox, built: Built, rng: torch.Generator) -> Roles | None:
+def load_weights(sb: SandboxClient, built: Built, rng: torch.Generator) -> Roles | None:
     """The roles the head computes with: fresh ones written into a head the judge built (zero biases, if it
     has any), or the student's own instance's, read back; None when they cannot be matched."""
     params = built.module.info.get("parameters", [])
+    state: dict[str, torch.Tensor] | None
     if built.own:
         state = sb.state(built.module)
         roles = roles_from_state(params, state)
@@ -327,7 +325,7 @@ def tokens(built: Built) -> int:
     return min(LONGEST, built.block_size or LONGEST)
 
 
-def forward(sb: Sandbox, built: Built, x: torch.Tensor) -> torch.Tensor:
+def forward(sb: SandboxClient, built: Built, x: torch.Tensor) -> torch.Tensor:
     out = sb.forward(built.module, x, label=f"Head({built.head_size}).forward (input {list(x.shape)})")
     expected = [*x.shape[:2], built.head_size]
     if list(out.shape) != expected:
@@ -343,7 +341,7 @@ def bug_message(bug: str) -> Msg:
 # -- checks --------------------------------------------------------------------------------------------------
 @EXERCISE.check("causal", points=2, title={"en": "No output depends on a later token",
                                            "zh": "输出不依赖之后的 Token"})
-def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def causal(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     built = build(sb)
     roles = load_weights(sb, built, rng)  # for the diagnosis; causality itself holds for any weights
     T = tokens(built)
@@ -370,7 +368,7 @@ def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("reference", points=2, title={"en": "Equal to the reference, scaled by head_size**-0.5",
                                               "zh": "与参考实现一致，按 head_size**-0.5 缩放"})
-def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     built = build(sb)
     roles = load_weights(sb, built, rng)
     if roles is None:
@@ -396,7 +394,7 @@ def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("short", points=2, title={"en": "Sequences shorter than block_size work",
                                           "zh": "短于 block_size 的序列可用"})
-def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def short(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     built = build(sb)
     block = built.block_size or LONGEST
     lengths = [t for t in SHORT if t < block]

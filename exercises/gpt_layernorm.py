@@ -20,10 +20,12 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from exercises._attention import close, comparison, computes_nothing, constant, max_diff, sample, with_object
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import BadReturn, Obj, Sandbox, StudentError, describe_value
+from grader.checks.answers import with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
+from grader.judge.client import SandboxClient
+from grader.judge.probes import BadReturn, Obj, StudentError, describe_value
+from grader.messages.catalogue import Msg
 from solutions import gpt_attention
 
 DIM = 48
@@ -202,7 +204,7 @@ def row_stats(out: torch.Tensor) -> dict[str, float]:
 class Norm:
     """A LayerNorm1d(DIM) the judge built in the sandbox, and how to reach its gamma and beta."""
 
-    sb: Sandbox
+    sb: SandboxClient
     cls: Obj
     obj: Obj
 
@@ -253,7 +255,7 @@ class Norm:
             self.sb.call(self.obj, name, value, method="__setattr__", label=f"setting LayerNorm1d({DIM}).{name}")
 
 
-def build(sb: Sandbox) -> Norm:
+def build(sb: SandboxClient) -> Norm:
     found = [o for o in sb.inventory() if o.kind == "class" and o.cls == "LayerNorm1d"]
     if not found:
         raise NotFound("not_found.class", name="LayerNorm1d")
@@ -263,7 +265,7 @@ def build(sb: Sandbox) -> Norm:
 
 # -- checks -----------------------------------------------------------------------------------------------
 @EXERCISE.check("normalised", points=2, title={"en": "Each row is normalised", "zh": "每一行都被归一化"})
-def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def normalised(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     norm = build(sb)
     x = rows(rng)
     got = norm(x)
@@ -280,7 +282,7 @@ def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 
 @EXERCISE.check("eps", points=2, title={"en": "eps keeps the division safe", "zh": "eps 保证除法安全"})
-def eps(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def eps(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     norm = build(sb)
     x = rows_with_small_variance(rng)
     got = norm(x)
@@ -302,7 +304,7 @@ def eps(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("affine", points=2, title={"en": "gamma and beta scale and shift the output",
                                            "zh": "gamma 与 beta 对输出缩放和平移"})
-def affine(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def affine(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     norm = build(sb)
     names = norm.names()
     params = norm.parameters(names)

@@ -12,9 +12,10 @@ from typing import Any
 import torch
 
 from exercises import _text
-from exercises._attention import comparison
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import Sandbox, describe_value
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import comparison
+from grader.judge.client import SandboxClient
+from grader.judge.probes import describe_value
 from solutions import gpt_data
 
 DATA = ("data",)
@@ -165,7 +166,7 @@ def student_data(names: _text.Variables) -> Any:
 
 
 @EXERCISE.check("data", points=2, title={"en": "data is the encoded text", "zh": "data 是编码后的文本"})
-def data(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def data(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     source = _text.source_text(sb)
     text = source.text
     names = _text.namespace(sb)
@@ -205,7 +206,7 @@ def own_numbering(names: _text.Variables, value: torch.Tensor, text: str) -> boo
     return torch.equal(torch.tensor([ord(c) for c in chars], dtype=torch.int32)[ids], _text.code_points(text))
 
 
-def parts(sb: Sandbox) -> tuple[torch.Tensor, tuple[str, torch.Tensor], tuple[str, torch.Tensor]]:
+def parts(sb: SandboxClient) -> tuple[torch.Tensor, tuple[str, torch.Tensor], tuple[str, torch.Tensor]]:
     """(data, (name, train), (name, val)), each a 1-D tensor of ids, or a Verdict saying which is not."""
     names = _text.namespace(sb)
     value = student_data(names)
@@ -238,7 +239,7 @@ def shown(where: tuple[int, int], total: int, n: int) -> str:
 
 
 @EXERCISE.check("train", points=2, title={"en": "train_data is the first 90%", "zh": "train_data 是前 90%"})
-def train(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def train(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     data, (name, part), _ = parts(sb)
     total = len(data)
     n = gpt_data.split_point(total)
@@ -258,7 +259,7 @@ def train(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("val", points=2, title={"en": "val_data is the last 10%, apart from train_data",
                                         "zh": "val_data 是最后 10%，且与 train_data 不重叠"})
-def val(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def val(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     data, (_, train_part), (name, part) = parts(sb)
     total = len(data)
     n = gpt_data.split_point(total)

@@ -11,10 +11,12 @@ from typing import Any
 import torch
 
 from exercises import _text
-from exercises._attention import comparison, with_object
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import Obj, Sandbox, describe_value
+from grader.checks.answers import with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import comparison
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj, describe_value
+from grader.messages.catalogue import Msg
 from solutions import gpt_data
 
 SHOWN = 24  # characters of a string quoted in a message
@@ -130,7 +132,7 @@ def short(s: str, n: int = SHOWN) -> str:
     return s if len(s) <= n else s[:n] + "…"
 
 
-def tokenizer(sb: Sandbox) -> tuple[Obj, Obj]:
+def tokenizer(sb: SandboxClient) -> tuple[Obj, Obj]:
     encode = _text.function_named(sb, "encode")
     decode = _text.function_named(sb, "decode")
     if encode is None or decode is None:
@@ -147,7 +149,7 @@ def as_ids(value: Any) -> list[int] | None:
     return None
 
 
-def run_encode(sb: Sandbox, encode: Obj, s: str) -> list[int]:
+def run_encode(sb: SandboxClient, encode: Obj, s: str) -> list[int]:
     """encode(s)'s ids. More ids than s has characters are refused by their count before any is read: the
     judge's work on an answer (here a list of Python ints, and the ids a message quotes) is bounded by what
     it asked, not by what came back."""
@@ -160,7 +162,7 @@ def run_encode(sb: Sandbox, encode: Obj, s: str) -> list[int]:
     return ids
 
 
-def run_decode(sb: Sandbox, decode: Obj, ids: list[int]) -> str:
+def run_decode(sb: SandboxClient, decode: Obj, ids: list[int]) -> str:
     got = sb.call(decode, ids, label=f"decode({short(str(ids), 40)})")
     if not isinstance(got, str):
         raise Verdict(with_object(failed("decode.type", got=describe_value(got)), decode))
@@ -169,7 +171,7 @@ def run_decode(sb: Sandbox, decode: Obj, ids: list[int]) -> str:
 
 @EXERCISE.check("vocab", points=2, title={"en": "The vocabulary is the sorted set of characters",
                                           "zh": "词表是排好序的字符集合"})
-def vocab(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def vocab(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     source = _text.source_text(sb)
     expected = _text.vocabulary(source.text)
     names = _text.namespace(sb)
@@ -200,7 +202,7 @@ def vocab(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("roundtrip", points=2, title={"en": "decode(encode(s)) gives s back",
                                               "zh": "decode(encode(s)) 还原出 s"})
-def roundtrip(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def roundtrip(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     chars = _text.vocabulary(_text.source_text(sb).text)  # first: reading the text may restart the child
     encode, decode = tokenizer(sb)
     # every character once (so a missing one shows), then a fresh stretch of random text
@@ -216,7 +218,7 @@ def roundtrip(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("ids", points=2, title={"en": "A character's id is its index in the sorted vocabulary",
                                         "zh": "字符的编号就是它在排好序的词表中的索引"})
-def ids(sb: Sandbox, ref: Any, rng: torch.Generator) -> Outcome:
+def ids(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     reference = gpt_data.CharTokenizer(_text.source_text(sb).text)  # before the handles, as in roundtrip
     encode, decode = tokenizer(sb)
     chars = reference.chars

@@ -21,10 +21,12 @@ from typing import Any
 
 import torch
 
-from exercises._attention import close, comparison, found_in, max_diff
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.session import BadReturn, Obj, Sandbox, describe_value
+from grader.checks.answers import found_in
+from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
+from grader.checks.tensors import close, comparison, max_diff
+from grader.judge.client import SandboxClient
+from grader.judge.probes import BadReturn, Obj, describe_value
+from grader.messages.catalogue import Msg
 from solutions import gpt_attention
 
 SHAPE = (4, 8, 2)  # the lecture's B, T, C, so a function that reads the notebook's globals still fits
@@ -144,17 +146,17 @@ def _diagnosis(x: torch.Tensor, got: torch.Tensor) -> str:
 
 
 # -- finding each version --------------------------------------------------------------------------
-def _function(sb: Sandbox, version: Version) -> Obj | None:
+def _function(sb: SandboxClient, version: Version) -> Obj | None:
     found = [o for o in sb.inventory() if o.kind == "function"
              and (o.cls in version.names or any(b.get("name") in version.names for b in o.bindings))]
     return found[-1] if found else None
 
 
-_BOUND: "weakref.WeakKeyDictionary[Sandbox, tuple[int, dict[int, dict[str, torch.Tensor]]]]" = \
+_BOUND: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, dict[int, dict[str, torch.Tensor]]]]" = \
     weakref.WeakKeyDictionary()
 
 
-def bound_by_cell(sb: Sandbox) -> dict[int, dict[str, torch.Tensor]]:
+def bound_by_cell(sb: SandboxClient) -> dict[int, dict[str, torch.Tensor]]:
     """The floating tensors each cell left bound to x or a version's name, read once per child. Only cells
     whose source names one are asked (no other cell can bind it); a value that is not a floating tensor
     (or could not be sent) is left out, as if unbound."""
@@ -187,7 +189,7 @@ def _latest(bound: dict[int, dict[str, torch.Tensor]], names: tuple[str, ...], b
     return None
 
 
-def _answer(sb: Sandbox, version: Version, rng: torch.Generator
+def _answer(sb: SandboxClient, version: Version, rng: torch.Generator
             ) -> tuple[torch.Tensor, torch.Tensor, dict[str, Any], Msg]:
     """(x, the version's output, evidence naming what was judged, where x came from)."""
     fn = _function(sb, version)
@@ -216,7 +218,7 @@ def _answer(sb: Sandbox, version: Version, rng: torch.Generator
     return x, got, where, Msg("gpt.trick.source.yours", {"cell": x_cell})
 
 
-def judge(sb: Sandbox, version: Version, rng: torch.Generator) -> Outcome:
+def judge(sb: SandboxClient, version: Version, rng: torch.Generator) -> Outcome:
     x, got, where, source = _answer(sb, version, rng)
     expected = gpt_attention.prefix_mean(x)
     evidence: dict[str, Any] = {**where, **comparison(expected, got)}
@@ -229,17 +231,17 @@ def judge(sb: Sandbox, version: Version, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("loop", points=2, title={"en": "Version 1 (loops) is the mean of the past",
                                          "zh": "方案一（循环）是过去的均值"})
-def loop(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def loop(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     return judge(sb, LOOP, rng)
 
 
 @EXERCISE.check("matrix", points=2, title={"en": "Version 2 (a normalised tril matrix) agrees",
                                            "zh": "方案二（归一化的下三角矩阵）一致"})
-def matrix(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def matrix(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     return judge(sb, MATRIX, rng)
 
 
 @EXERCISE.check("softmax", points=2, title={"en": "Version 3 (masked_fill and softmax) agrees",
                                             "zh": "方案三（masked_fill 与 softmax）一致"})
-def softmax(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def softmax(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     return judge(sb, SOFTMAX, rng)

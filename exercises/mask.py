@@ -19,25 +19,20 @@ from exercises._attention import (
     BUGS,
     attend,
     book_state,
-    classes,
-    close,
-    comparison,
-    computes_nothing,
-    constant,
     heads_state,
     map_heads,
-    max_diff,
     one_token_changed,
     reference_output,
     reproduces,
-    sample,
-    with_object,
     with_out_proj,
 )
 from exercises._layout import map_attention, wrapper_layout
-from grader.catalogue import Msg
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
-from grader.session import BadReturn, Obj, Sandbox, StudentError
+from grader.checks.answers import classes, with_object
+from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed
+from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
+from grader.judge.client import SandboxClient
+from grader.judge.probes import BadReturn, Obj, StudentError
+from grader.messages.catalogue import Msg
 from solutions import chapter3
 
 CONTEXT = 8
@@ -236,7 +231,7 @@ class Loaded:
     state: dict[str, torch.Tensor]
 
 
-def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> Loaded | None:
+def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> Loaded | None:
     """Put fresh weights into the student's module (by name, else by what each weight does); None when
     they map to no role."""
     params = module.info.get("parameters", [])
@@ -273,7 +268,7 @@ def load_weights(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator)
     return Loaded(model, args, reference)
 
 
-def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg:
+def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator) -> Msg:
     """Name the bug whose model reproduces this class's outputs (on a fresh instance), if one does."""
     module = sb.construct(cls, *target.args)
     loaded = load_weights(sb, target, module, rng)
@@ -294,7 +289,7 @@ def diagnose(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator) -> Msg
     return bug_note(candidates[0]) if candidates else Msg("mask.bug.unknown")
 
 
-def failed_with_diagnosis(sb: Sandbox, target: Target, cls: Obj, rng: torch.Generator, key: str,
+def failed_with_diagnosis(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, key: str,
                           evidence: dict[str, Any] | None = None, **args: Any) -> Outcome:
     """A failure whose message ends with the named bug (also kept in the evidence as `diagnosis`)."""
     diagnosis = diagnose(sb, target, cls, rng)
@@ -308,7 +303,7 @@ def bug_note(bug: str) -> Msg:
 
 
 # -- building the classes ----------------------------------------------------------------------------
-def targets(sb: Sandbox) -> list[tuple[Target, Obj]]:
+def targets(sb: SandboxClient) -> list[tuple[Target, Obj]]:
     """Each causal class the submission defines, with how to build it."""
     found = []
     for target in TARGETS:
@@ -324,7 +319,7 @@ def _classes(found: list[tuple[Target, Obj]]) -> str:
     return ", ".join(t.name for t, _ in found)
 
 
-def perturbed_outputs(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> torch.Tensor:
+def perturbed_outputs(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> torch.Tensor:
     """The module's outputs for a fresh sequence and its one-token-changed copies (one_token_changed),
     measured once per class: every check first asks whether they move at all, and "causal", "first_token"
     and "finite" read them. An output that is not one row per token of each sequence is a bad return."""
@@ -341,7 +336,7 @@ def _per_token(out: torch.Tensor, target: Target, batch: int, tokens: int) -> to
     return out
 
 
-def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
+def visibility(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator
                ) -> tuple[list[list[int]], torch.Tensor]:
     """Who sees whom, measured: row i, column j is 1 when output i moves as token j is replaced."""
     out = perturbed_outputs(sb, target, module, rng)
@@ -350,7 +345,7 @@ def visibility(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator
     return moved.T.int().tolist(), base
 
 
-def inert(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> Outcome | None:
+def inert(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> Outcome | None:
     """The failure of a class whose outputs stay the same as its input changes: whatever a check looks for
     (no leak, normalised rows, no NaN) would hold of it without showing anything. None when they move, or
     when the class cannot answer the full context at all: the check itself then says what went wrong."""
@@ -365,7 +360,7 @@ def inert(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> Out
 Judge = Callable[[Target, Obj, Obj], "Outcome | None"]
 
 
-def each_class(sb: Sandbox, rng: torch.Generator, ok_key: str, judge: Judge,
+def each_class(sb: SandboxClient, rng: torch.Generator, ok_key: str, judge: Judge,
                evidence: dict[str, Any] | None = None, *, fresh: bool = False, **ok_args: Any) -> Outcome:
     """Judge every causal class; the first failure is the check's verdict.
 
@@ -387,7 +382,7 @@ def each_class(sb: Sandbox, rng: torch.Generator, ok_key: str, judge: Judge,
 
 @EXERCISE.check("causal", points=3, title={"en": "No output depends on a later token",
                                            "zh": "输出不依赖之后的 Token"})
-def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def causal(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     measured: dict[str, Any] = {}
 
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
@@ -405,7 +400,7 @@ def causal(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("first_token", points=2, title={"en": "The first token sees only itself",
                                                 "zh": "第一个 Token 只看到自己"})
-def first_token(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def first_token(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     measured: dict[str, Any] = {}
 
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
@@ -422,7 +417,7 @@ def first_token(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("short", points=2, title={"en": "Sequences shorter than the context work",
                                           "zh": "短于上下文长度的序列可用"})
-def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def short(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
         outs = {}
@@ -447,7 +442,7 @@ def short(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
     return each_class(sb, rng, "short.ok", judge, fresh=True, lengths=", ".join(map(str, SHORT)), context=CONTEXT)
 
 
-def causal_class(sb: Sandbox, target: Target, module: Obj, rng: torch.Generator) -> bool:
+def causal_class(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> bool:
     """Whether no output of the class moves with a later token (visibility): only then are the outputs for
     a prefix of a sequence the first outputs for all of it; a leak is the causal check's to charge."""
     matrix, _ = visibility(sb, target, module, rng)
@@ -469,7 +464,7 @@ def unsliced(target: Target, outs: dict[int, torch.Tensor]) -> Outcome | None:
 
 @EXERCISE.check("normalised", points=2, title={"en": "Attention weights are normalised",
                                                "zh": "注意力权重已归一化"})
-def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def normalised(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         token = torch.randn(1, 1, target.d_in, generator=rng)
         out = _per_token(sb.forward(module, token.expand(1, CONTEXT, target.d_in).contiguous()), target, 1, CONTEXT)[0]
@@ -483,7 +478,7 @@ def normalised(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 
 @EXERCISE.check("finite", points=1, title={"en": "No NaN in the outputs", "zh": "输出中没有 NaN"})
-def finite(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def finite(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         bad = ~torch.isfinite(perturbed_outputs(sb, target, module, rng))
         if not bad.any():
@@ -497,7 +492,7 @@ def finite(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
 
 @EXERCISE.check("reference", points=2, title={"en": "Equal to the reference with the same weights",
                                               "zh": "相同权重下与参考实现一致"})
-def reference(sb: Sandbox, ref: object, rng: torch.Generator) -> Outcome:
+def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         loaded = load_weights(sb, target, module, rng)
         if loaded is None:

@@ -10,17 +10,18 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "grade", "load_exercises", "default_launcher", "to_json", "RunResult", "check"]
+__all__ = ["__version__", "Grader", "grade", "load_exercises", "default_launcher", "to_json", "RunResult", "check"]
 
 _LAZY = {
-    "grade": ("grader.judge", "grade"),
-    "load_exercises": ("grader.exercise", "discover"),
-    "default_launcher": ("grader.launcher", "default_launcher"),
+    "Grader": ("grader.judge.grader", "Grader"),
+    "grade": ("grader.judge.grading", "grade"),
+    "load_exercises": ("grader.checks.exercise", "discover"),
+    "default_launcher": ("grader.judge.launcher", "default_launcher"),
     "to_json": ("grader.results", "to_json"),
     "RunResult": ("grader.results", "RunResult"),
-    # In Jupyter (grader.jupyter): `from grader import check` and `%load_ext grader`.
-    "check": ("grader.jupyter", "check"),
-    "load_ipython_extension": ("grader.jupyter", "load_ipython_extension"),
+    # In Jupyter (grader.integrations.jupyter): `from grader import check` and `%load_ext grader`.
+    "check": ("grader.integrations.jupyter", "check"),
+    "load_ipython_extension": ("grader.integrations.jupyter", "load_ipython_extension"),
 }
 
 

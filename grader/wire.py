@@ -88,7 +88,7 @@ def send(sock: socket.socket, value: Any, timeout: float | None = None) -> None:
     head, tensors = _frame(value)  # holds the tensors alive while their memory is sent
     payload = [_memory(t) for t in tensors]
     # Joining copies every tensor: worth it only for a small frame, where it saves syscalls.
-    parts = [b"".join([head, *payload])] if sum(map(len, payload)) < _SMALL_FRAME else [head, *payload]
+    parts: list[bytes | memoryview] = [b"".join([head, *payload])] if sum(map(len, payload)) < _SMALL_FRAME else [head, *payload]
     try:
         for part in parts:
             _arm(sock, deadline)  # the timeout bounds the whole frame, not each part

@@ -1,15 +1,19 @@
-"""The end-to-end harness: one zygote for the session, and a fixture that grades a file or a source text."""
+"""The end-to-end harness: one zygote for the session, and a fixture that grades a file or a source text.
+
+Also the markers every test gets from what it reaches (e2e, kernel, browser; see the end of this file):
+`pytest -m "not e2e"` is the fast loop, the unit tests alone, in seconds."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
-from grader.exercise import discover
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher, default_launcher
+from grader.checks.exercise import discover
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher, default_launcher
 from grader.results import CheckResult, RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,3 +89,128 @@ def check(run: RunResult, exercise: str, check_id: str) -> CheckResult:
 
 def statuses(run: RunResult, exercise: str) -> dict[str, str]:
     return {c.id: c.status for ex in run.exercises if ex.id == exercise for c in ex.checks}
+
+
+# -- markers: e2e, kernel, browser (registered in pyproject.toml) ---------------------------------------------
+# A test is marked by what it reaches, so that `pytest -m "not e2e"` (the fast loop) stays fast as tests are
+# added: e2e when it grades in a real sandbox or starts a process of the grader (or of any Python, Chromium,
+# a Jupyter kernel), that is when it asks for the session zygote's fixtures, or its code, its fixtures' code
+# or the code of the tests' own functions and classes they call names one of the entry points below; kernel
+# when it reaches a Jupyter kernel; browser when it asks for `chromium`; tests/hostile is e2e as a whole.
+# A test left unmarked that starts such a process anyway fails, saying so (`_fast_tests_start_no_process`).
+E2E_FIXTURES = frozenset({"launcher", "zygote_pid", "grade_file"})
+BROWSER_FIXTURES = frozenset({"chromium"})
+TESTS = ROOT / "tests"
+
+
+def _entry_points() -> dict[int, tuple[object, frozenset[str]]]:
+    import subprocess
+
+    import helpers
+    from grader.judge.client import SandboxClient
+    from grader.judge.grader import Grader
+    from grader.judge.launcher import SpawnLauncher
+
+    e2e, kernel = frozenset({"e2e"}), frozenset({"e2e", "kernel"})
+    points: list[tuple[object, frozenset[str]]] = [
+        (subprocess, e2e), (subprocess.run, e2e), (subprocess.Popen, e2e), (subprocess.check_output, e2e),
+        (subprocess.check_call, e2e), (subprocess.call, e2e), (helpers.grade, e2e), (grade, e2e),
+        (ZygoteLauncher, e2e), (SpawnLauncher, e2e), (default_launcher, e2e), (Grader, e2e), (SandboxClient, e2e),
+    ]
+    try:
+        from jupyter_client.manager import KernelManager, start_new_kernel
+        from nbclient import NotebookClient
+    except ImportError:
+        pass
+    else:
+        points += [(start_new_kernel, kernel), (KernelManager, kernel), (NotebookClient, kernel)]
+    return {id(obj): (obj, marks) for obj, marks in points}  # the object is kept: its id stays its own
+
+
+def _code_objects(code: object) -> Iterator[object]:
+    yield code
+    for const in getattr(code, "co_consts", ()):
+        if hasattr(const, "co_names"):
+            yield from _code_objects(const)
+
+
+def _in_tests(obj: object) -> bool:
+    """A function or class of the tests' own (tests/ and its helpers), not the grader's or a library's."""
+    obj = getattr(obj, "__func__", obj)
+    if isinstance(obj, type):
+        filename = getattr(sys.modules.get(obj.__module__), "__file__", None)
+    else:
+        filename = getattr(getattr(obj, "__code__", None), "co_filename", None)
+    return filename is not None and Path(filename).resolve().is_relative_to(TESTS)
+
+
+def _reached(obj: object, points: dict[int, tuple[object, frozenset[str]]], seen: set[int]) -> set[str]:
+    """The marks of the entry points a function (or a class of the tests' own) names, followed through the
+    tests' own functions and classes it names in turn."""
+    if id(obj) in seen:
+        return set()
+    seen.add(id(obj))
+    if isinstance(obj, type):
+        return set().union(*(_reached(v, points, seen) for v in vars(obj).values() if _in_tests(v)))
+    func = getattr(obj, "__func__", obj)
+    code, names = getattr(func, "__code__", None), getattr(func, "__globals__", {})
+    marks: set[str] = set()
+    for each in _code_objects(code) if code is not None else ():
+        for name in each.co_names:  # type: ignore[attr-defined]
+            value = names.get(name)
+            if id(value) in points:
+                marks |= points[id(value)][1]
+            elif _in_tests(value):
+                marks |= _reached(value, points, seen)
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    points = _entry_points()
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        marks: set[str] = set()
+        if fixtures & E2E_FIXTURES:
+            marks.add("e2e")
+        if fixtures & BROWSER_FIXTURES or Path(str(item.path)).name.startswith("test_browser"):
+            marks |= {"e2e", "browser"}
+        if Path(str(item.path)).resolve().is_relative_to(TESTS / "hostile"):
+            marks.add("e2e")
+        seen: set[int] = set()
+        function = getattr(item, "function", None)
+        if function is not None:
+            marks |= _reached(function, points, seen)
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in (info.name2fixturedefs.values() if info is not None else ()):
+            for fixture in defs:
+                if _in_tests(fixture.func):
+                    marks |= _reached(fixture.func, points, seen)
+        for mark in sorted(marks - {m.name for m in item.iter_markers()}):
+            item.add_marker(mark)
+
+
+_SLOW_PROGRAMS = ("python", "grade", "chromium", "chrome", "jupyter")
+_CHEAP_MODULES = ("grader.judge.scratch",)  # the scratch folder's keeper: no torch, started once per process
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_start_no_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test not marked e2e may not start Python (the grader, a zygote, a kernel) or Chromium: the mark is
+    what keeps the fast loop fast, so a test that needs one says so (pytest.mark.e2e) or reaches an entry
+    point above."""
+    if request.node.get_closest_marker("e2e") is not None:
+        return
+    import subprocess
+
+    started = subprocess.Popen.__init__
+
+    def guarded(self: subprocess.Popen, args: object, *rest: object, **kwargs: object) -> None:
+        argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)  # type: ignore[call-overload]
+        name = os.path.basename(os.fsdecode(argv[0] if argv else "")).lower()
+        cheap = any(os.fsdecode(a) in _CHEAP_MODULES for a in argv[1:])
+        if name.startswith(_SLOW_PROGRAMS) and not cheap:
+            pytest.fail(f"{request.node.nodeid} starts {name} but is not marked e2e: mark it "
+                        f"(pytest.mark.e2e) or see tests/conftest.py's markers", pytrace=False)
+        started(self, args, *rest, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded)

@@ -41,6 +41,14 @@ def require_extra(module: str) -> ModuleType:
                           f"(junitparser, pyyaml) the tests need") from exc
 
 
+# -- the docs --------------------------------------------------------------------------------------------
+def docs_text() -> str:
+    """The README, then every page of docs/ in name order: what a test reads where it asserts that the
+    documentation says something, wherever the README's reference moved (docs/students.md, ...)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return "\n".join(page.read_text(encoding="utf-8") for page in pages)
+
+
 # -- notebooks -------------------------------------------------------------------------------------------
 def notebook(*cells: str) -> str:
     """A notebook of code cells; a cell starting with 'md:' is a markdown cell."""
@@ -87,6 +95,10 @@ class Result:
         data: dict[str, Any] = json.loads(self.stdout)
         return data
 
+    @property
+    def returncode(self) -> int:  # as subprocess.CompletedProcess names it
+        return self.code
+
 
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment as a student's shell has it: English, no colour, no pytest or debug."""
@@ -103,6 +115,72 @@ def grade(*args: str | Path, cwd: Path, command: list[str] | None = None, timeou
     proc = subprocess.run([*(command or GRADE), *map(str, args)], cwd=cwd, env=clean_env(**(env or {})),
                           capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
     return Result(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
+
+
+def grade_in_process(*args: str | Path, cwd: Path, launcher: Any = None, env: dict[str, str] | None = None,
+                     environ: dict[str, str] | None = None) -> Result:
+    """`grade ARGS...` as `grade(...)` runs it, in this process: the click group through CliRunner, in `cwd`,
+    with the environment `clean_env(**env)` gives a subprocess (or exactly `environ`; the PYTEST_* variables
+    stay either way), grading with `launcher` (the session's zygote, which the command uses and leaves
+    open) where one is given. The environment, the working directory, whether this process may be traced
+    and the instructors' folders the judge hides are as they were afterwards.
+
+    For the option and error matrices: no interpreter, no `import torch`, no zygote of its own per run.
+    Each command keeps a test through `grade(...)` for what only a real process shows (its exit status,
+    what reaches file descriptors 1 and 2, os._exit). An unexpected exception is what `main` makes of it:
+    one `grade: internal error` line and exit 2."""
+    from click.testing import CliRunner
+
+    from grader.cli import EXIT_CANNOT_GRADE, cli
+    from grader.render.text import one_line
+
+    wanted = clean_env(**(env or {})) if environ is None else dict(environ)
+    saved_env, saved_cwd, dumpable = dict(os.environ), os.getcwd(), _dumpable()
+    hidden = _hidden_folders()
+    saved_hidden = list(hidden)
+    started = time.monotonic()
+    try:
+        for key in set(os.environ) - set(wanted) - {k for k in os.environ if k.startswith("PYTEST")}:
+            del os.environ[key]
+        os.environ.update(wanted)
+        os.chdir(cwd)
+        result = CliRunner().invoke(cli, [str(a) for a in args], obj={"launcher": launcher} if launcher else None,
+                                    prog_name="grade")
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        _set_dumpable(dumpable)  # the commands hide the judge from tracing: this process stays as it was
+        hidden[:] = saved_hidden  # `--exercises DIR` adds DIR to what the judge hides, for this process's life
+    code, stderr = result.exit_code, result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        error = result.exception
+        code, stderr = EXIT_CANNOT_GRADE, stderr + f"grade: {one_line(f'internal error: {type(error).__name__}: {error}')}\n"
+    return Result(code, result.stdout, stderr, time.monotonic() - started)
+
+
+def _hidden_folders() -> list[str]:
+    try:
+        from grader.judge import secrets
+    except ImportError:
+        return []
+    return getattr(secrets, "_HIDDEN", [])
+
+
+def _prctl(option: int, value: int = 0) -> int:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return int(libc.prctl(option, value, 0, 0, 0))
+
+
+def _dumpable() -> int:
+    return _prctl(3) if sys.platform.startswith("linux") else 1  # PR_GET_DUMPABLE
+
+
+def _set_dumpable(value: int) -> None:
+    if sys.platform.startswith("linux"):
+        _prctl(4, value)  # PR_SET_DUMPABLE
 
 
 class Printed(Protocol):

@@ -6,7 +6,9 @@ subprocess (a correct answer gets full marks, a named wrong one fails with its m
 written inline here is one file, the folder is as hidden from students' code as the package's own
 exercises, a folder that cannot be loaded is one line and exit 2, and `grade batch` hands the folder
 to its workers. Each grading run costs a few seconds (an interpreter and torch), so assertions are
-grouped per run.
+grouped per run. The runs that need no process of their own run the same command in-process
+(`in_process`, with the session's zygote); a missing folder's exit status and stderr, the folder hidden
+from a student's code, `grade batch` and the working directory on the import path stay real subprocesses.
 """
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from typing import Any
 import pytest
 import torch
 
-from grader.exercise import discover
-from helpers import MODULE, Result
+from grader.checks.exercise import discover
+from grader.judge.launcher import ZygoteLauncher
+from helpers import MODULE, Result, grade_in_process
 from helpers import grade as run_grade
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +58,7 @@ import sys
 
 import torch
 
-from grader.exercise import Exercise, NotFound, failed, passed
+from grader.checks.exercise import Exercise, NotFound, failed, passed
 
 
 def double(x):  # the reference
@@ -88,6 +91,11 @@ def double_check(sb, reference, rng):
 def grade(*args: str | Path, cwd: Path) -> Result:
     """`python -m grader ARGS...`, so that the working directory is on the import path (see FOLDER)."""
     return run_grade(*args, cwd=cwd, command=MODULE)
+
+
+def in_process(*args: str | Path, cwd: Path, launcher: ZygoteLauncher | None = None) -> Result:
+    """The same command in this process (no interpreter, no torch to import), grading with `launcher`."""
+    return grade_in_process(*args, cwd=cwd, launcher=launcher)
 
 
 def one_line_error(result: Result, *needles: str) -> None:
@@ -135,20 +143,20 @@ def test_the_example_loads_and_its_reference_is_a_stable_softmax() -> None:
 
 
 def test_list_shows_the_folders_exercise_beside_the_packages(course: Path) -> None:
-    result = grade("--exercises", course / FOLDER, "list", "--lang", "en", cwd=course)
+    result = in_process("--exercises", course / FOLDER, "list", "--lang", "en", cwd=course)
     assert result.code == 0, result.stderr
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()}
     assert rows["softmax"][1:4] == ["extra", "6", "A"]
     assert "A softmax that does not overflow" in result.stdout
     assert {"3.1", "mask"} <= set(rows)
-    zh = grade("--exercises", course / FOLDER, "list", "--lang", "zh", cwd=course)
+    zh = in_process("--exercises", course / FOLDER, "list", "--lang", "zh", cwd=course)
     assert "不会溢出的 softmax" in zh.stdout
 
 
-def test_a_correct_answer_gets_full_marks(course: Path) -> None:
+def test_a_correct_answer_gets_full_marks(course: Path, launcher: ZygoteLauncher) -> None:
     answer = student(course, "good.py", GOOD)
-    result = grade("--exercises", course / FOLDER, "softmax", answer, "--json", "-",
-                   "--html", course / "good.html", "--lang", "en", cwd=course)
+    result = in_process("--exercises", course / FOLDER, "softmax", answer, "--json", "-",
+                        "--html", course / "good.html", "--lang", "en", cwd=course, launcher=launcher)
     assert result.code == 0, result.stderr
     data = result.json()
     assert (data["score"], data["max_score"]) == (6, 6)
@@ -162,11 +170,11 @@ def test_a_correct_answer_gets_full_marks(course: Path) -> None:
     (NAIVE, "large", "softmax.large.naive", "exp() overflows"),
     (WRONG_DIM, "values", "softmax.values.wrong_dim", "normalises over the first dim"),
 ], ids=["naive-exp", "wrong-dim"])
-def test_a_named_wrong_answer_fails_with_its_message(course: Path, source: str, check: str, key: str,
-                                                     words: str) -> None:
+def test_a_named_wrong_answer_fails_with_its_message(course: Path, launcher: ZygoteLauncher, source: str, check: str,
+                                                     key: str, words: str) -> None:
     answer = student(course, "wrong.py", source)
-    result = grade("--exercises", course / FOLDER, "softmax", answer, "--json", "-",
-                   "--html", course / "wrong.html", "--lang", "en", cwd=course)
+    result = in_process("--exercises", course / FOLDER, "softmax", answer, "--json", "-",
+                        "--html", course / "wrong.html", "--lang", "en", cwd=course, launcher=launcher)
     assert result.code == 1, result.stderr
     data = result.json()
     found = checks(data, "softmax")[check]
@@ -179,18 +187,18 @@ def test_a_named_wrong_answer_fails_with_its_message(course: Path, source: str, 
     assert data["score"] < data["max_score"] == 6
 
 
-def test_an_exercise_is_one_file(tmp_path: Path) -> None:
+def test_an_exercise_is_one_file(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "double.py").write_text(TOY, encoding="utf-8")
     right = student(tmp_path, "right.py", "def double(x):\n    return x + x\n")
-    result = grade("--exercises", folder, "toy.double", right, "--json", "-", "--html", tmp_path / "r.html",
-                   cwd=tmp_path)
+    result = in_process("--exercises", folder, "toy.double", right, "--json", "-", "--html", tmp_path / "r.html",
+                        cwd=tmp_path, launcher=launcher)
     assert result.code == 0, result.stderr
     assert checks(result.json(), "toy.double")["double"]["message"] == "double(x) is 2 * x."
     wrong = student(tmp_path, "wrong.py", "def double(x):\n    return x * x\n")
-    result = grade("--exercises", folder, "toy", wrong, "--json", "-", "--html", tmp_path / "w.html",
-                   "--lang", "zh", cwd=tmp_path)  # by its set, in Chinese
+    result = in_process("--exercises", folder, "toy", wrong, "--json", "-", "--html", tmp_path / "w.html",
+                        "--lang", "zh", cwd=tmp_path, launcher=launcher)  # by its set, in Chinese
     assert result.code == 1, result.stderr
     found = checks(result.json(), "toy.double")["double"]
     assert (found["status"], found["message"], found["message_key"]) == \
@@ -204,7 +212,7 @@ def test_a_helper_module_beside_the_exercises_is_importable_and_not_an_exercise(
     (folder / "double.py").write_text(TOY.replace("import torch\n", "import torch\nimport _course_texts\n", 1)
                                       .replace('title={"en": "Double it", "zh": "乘以二"}',
                                                "title=_course_texts.TITLE"), encoding="utf-8")
-    result = grade("--exercises", folder, "list", "--lang", "en", cwd=tmp_path)
+    result = in_process("--exercises", folder, "list", "--lang", "en", cwd=tmp_path)
     assert result.code == 0, result.stderr
     ours = [line for line in result.stdout.splitlines() if line.split()[1] == "toy"]
     assert len(ours) == 1 and ours[0].split()[0] == "toy.double" and ours[0].endswith("From a helper")
@@ -219,8 +227,8 @@ def test_two_folders_may_each_have_a_helper_of_the_same_name(tmp_path: Path) -> 
             TOY.replace("import torch\n", "import torch\nimport _helpers\n", 1)
                .replace('id="toy.double"', f'id="{name}.double"')
                .replace('title={"en": "Double it", "zh": "乘以二"}', "title=_helpers.TITLE"), encoding="utf-8")
-    result = grade("--exercises", tmp_path / "week1", "--exercises", tmp_path / "week2", "list", "--lang", "en",
-                   cwd=tmp_path)
+    result = in_process("--exercises", tmp_path / "week1", "--exercises", tmp_path / "week2", "list", "--lang", "en",
+                        cwd=tmp_path)
     assert result.code == 0, result.stderr
     titles = {line.split()[0]: line.split()[-1] for line in result.stdout.splitlines()}
     assert (titles["week1.double"], titles["week2.double"]) == ("week1", "week2")
@@ -275,13 +283,13 @@ def test_a_missing_folder_cannot_grade(tmp_path: Path) -> None:
 def test_an_exercise_file_that_raises_on_import_cannot_grade(course: Path) -> None:
     broken = course / FOLDER / "broken.py"
     broken.write_text("import torch\n\nraise RuntimeError('no reference yet')\n", encoding="utf-8")
-    result = grade("--exercises", course / FOLDER, "list", cwd=course)
+    result = in_process("--exercises", course / FOLDER, "list", cwd=course)
     one_line_error(result, str(broken), "RuntimeError: no reference yet")
 
 
-def test_an_unknown_id_lists_the_folders_ids_among_the_choices(course: Path) -> None:
+def test_an_unknown_id_lists_the_folders_ids_among_the_choices(course: Path, launcher: ZygoteLauncher) -> None:
     answer = student(course, "good.py", GOOD)
-    result = grade("--exercises", course / FOLDER, "sofmtax", answer, cwd=course)
+    result = in_process("--exercises", course / FOLDER, "sofmtax", answer, cwd=course, launcher=launcher)
     one_line_error(result, "'sofmtax'")
     choices = result.stderr.split("choose from", 1)[1]
     assert {"softmax", "extra", "3.1", "ch03", "all"} <= {c.strip() for c in choices.split(",")}
@@ -309,12 +317,12 @@ def test_batch_grades_a_class_with_the_folders_exercise(course: Path) -> None:
 
 
 # -- a course repository's configuration ----------------------------------------------------------------
-def test_the_configuration_names_exercise_folders(course: Path) -> None:
+def test_the_configuration_names_exercise_folders(course: Path, launcher: ZygoteLauncher) -> None:
     student(course, "good.py", GOOD)
     (course / "grader.toml").write_text(
         '[tool.grader]\nexercises = ["softmax"]\nfiles = ["good.py"]\nexercise_folders = ["course_exercises"]\n',
         encoding="utf-8")
-    result = grade("ci", cwd=course)
+    result = in_process("ci", cwd=course, launcher=launcher)
     assert result.code == 0, result.stderr
     assert "6/6" in result.stdout
 

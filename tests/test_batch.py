@@ -12,14 +12,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
-from grader.gradebook import FILENAME, Gradebook, page_name
-from grader.judge import grade
+from grader.classes.gradebook import FILENAME, Gradebook, page_name
+from grader.judge.grading import grade
 from helpers import chapter_notebook as notebook
-from helpers import class_attacks
+from helpers import class_attacks, grade_in_process
 from processes import alive, children_of, marked, named
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")
@@ -29,6 +30,12 @@ def grade_command(*args: object, cwd: Path | None = None,
                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
                           timeout=600, cwd=cwd, env={**os.environ, "LANG": "en_US.UTF-8", **(env or {})})
+
+
+def grade_command_in_process(*args: object, cwd: Path) -> Any:
+    """The same command in this process, for what fails before any grading (the batch's workers are forks
+    of the process that runs it, which must not have run torch: what grades stays a subprocess)."""
+    return grade_in_process(*map(str, args), cwd=cwd, environ={**os.environ, "LANG": "en_US.UTF-8"})
 
 
 def write(path: Path, text: str) -> Path:
@@ -315,8 +322,8 @@ def test_what_cannot_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
         ("export", tmp_path / "empty", "--format", "csv"),
         ("merge", tmp_path / "m", tmp_path / "not-a-shard"),
     ]
-    for args in cases:
-        done = grade_command(*args)
+    for n, args in enumerate(cases):  # the first as a real process, the rest in-process
+        done = grade_command(*args) if n == 0 else grade_command_in_process(*args, cwd=tmp_path)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("grade: "), (args, done.stderr)
 

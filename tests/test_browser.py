@@ -30,7 +30,8 @@ import pytest
 
 from conftest import ROOT, SOLUTION, mutant, mutations
 from grader.results import from_json
-from helpers import grade, no_traceback
+from grader.judge.launcher import ZygoteLauncher
+from helpers import grade_in_process, no_traceback
 
 OUTPUT = ROOT / "tests" / "output" / "browser"
 REQUIRE_BROWSER = "GRADER_REQUIRE_BROWSER"  # set to 1, a missing chromium fails these tests
@@ -159,8 +160,8 @@ def visit(chromium: str, page: Path, *mode: str, fonts: Path | None = None) -> V
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The three pages, written by the real `grade` command."""
+def pages(tmp_path_factory: pytest.TempPathFactory, launcher: ZygoteLauncher) -> dict[str, Path]:
+    """The three pages, written by the real `grade` command (in-process, with the session's zygote)."""
     work = tmp_path_factory.mktemp("browser")
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (work / "failing.py").write_text(mutant(mutations.MASK_BUGS, "inverted_mask"), encoding="utf-8")
@@ -171,12 +172,12 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, (exercises, submission, code) in runs.items():
         page = OUTPUT / f"{name}.html"
         page.unlink(missing_ok=True)
-        result = grade(exercises, submission, "--html", page, "--json", work / f"{name}.json", "--seed", "1",
-                       cwd=work)
+        result = grade_in_process(exercises, submission, "--html", page, "--json", work / f"{name}.json", "--seed",
+                                  "1", cwd=work, launcher=launcher)
         assert result.code == code, result.stdout + result.stderr
         no_traceback(result)
         written[name] = page
-    # what a notebook shows under `%grade mask` (grader.jupyter), in a page of its own
+    # what a notebook shows under `%grade mask` (grader.integrations.jupyter), in a page of its own
     inline = OUTPUT / "inline.html"
     run = from_json(json.loads((work / "failing.json").read_text(encoding="utf-8")))
     inline.write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>inline</title></head><body>'

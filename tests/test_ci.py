@@ -10,7 +10,9 @@ in $GITHUB_OUTPUT, the page in the pages folder. Nothing the submission prints o
 workflow command. Also the shipped action.yml, .pre-commit-hooks.yaml and the example workflow.
 
 Each grading run costs a few seconds (an interpreter, torch and the sandbox), so assertions are
-grouped per run.
+grouped per run. The runs that grade a plain student pass the session's zygote to `grade_ci`, which
+then runs the same command in-process (`grade_in_process`); the hostile student, whose output must not
+reach the process's own stdout and stderr, and the cases that cannot grade stay real subprocesses.
 """
 from __future__ import annotations
 
@@ -26,9 +28,11 @@ from pathlib import Path
 import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
-from grader import catalogue, ci
-from grader.launcher import sandbox_env
-from helpers import line_of, no_traceback, require_extra
+from grader.messages import catalogue
+from grader.integrations import ci
+from grader.judge.launcher import sandbox_env
+from grader.judge.launcher import ZygoteLauncher
+from helpers import grade_in_process, line_of, no_traceback, require_extra
 
 junitparser = require_extra("junitparser")
 
@@ -72,7 +76,9 @@ def set_config(repo: Path, **changes: object) -> None:
     config.write_text(text, encoding="utf-8")
 
 
-def grade_ci(repo: Path, *args: str | Path, actions: bool = True, timeout: float = 180) -> Result:
+def grade_ci(repo: Path, *args: str | Path, actions: bool = True, timeout: float = 180,
+             launcher: ZygoteLauncher | None = None) -> Result:
+    """`python -m grader ci ARGS...` in `repo`; in-process with `launcher` (the session's zygote) when given."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GITHUB_", "ACTIONS_", "PYTEST", "RUNNER_"))
            and k not in ("LANGUAGE", "LC_MESSAGES", "GRADER_DEBUG", "CI")}
@@ -82,8 +88,11 @@ def grade_ci(repo: Path, *args: str | Path, actions: bool = True, timeout: float
         env.update(GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs))
     before = outputs.read_text(encoding="utf-8") if outputs.exists() else ""
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "grader", "ci", *map(str, args)], cwd=repo, env=env,
-                          capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
+    if launcher is not None:
+        proc = grade_in_process("ci", *args, cwd=repo, launcher=launcher, environ=env)
+    else:
+        proc = subprocess.run([sys.executable, "-m", "grader", "ci", *map(str, args)], cwd=repo, env=env,  # type: ignore[assignment]
+                              capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
     appended = outputs.read_text(encoding="utf-8")[len(before):] if outputs.exists() else ""
     return Result(proc.returncode, proc.stdout, proc.stderr,
                   summary.read_text(encoding="utf-8") if summary.exists() else "",
@@ -130,10 +139,10 @@ def verdict(passed: bool, score: float, max_score: float, threshold: float) -> s
 
 # -- a passing and a failing student -------------------------------------------------------------------
 
-def test_passing_student(tmp_path: Path) -> None:
+def test_passing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     repo = course(tmp_path, {"chapter3/chapter3.py": SOLUTION.read_text(encoding="utf-8")})
     (tmp_path / "step-summary.md").write_text("earlier step\n", encoding="utf-8")
-    result = grade_ci(repo, "--junit", "grader-junit.xml")
+    result = grade_ci(repo, "--junit", "grader-junit.xml", launcher=launcher)
     no_traceback(result)
     assert result.code == 0, result.stdout + result.stderr
     assert result.stderr == ""
@@ -161,10 +170,10 @@ def test_passing_student(tmp_path: Path) -> None:
                               "pages": "grader-pages"}
 
 
-def test_failing_student(tmp_path: Path) -> None:
+def test_failing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     student = mutant(mutations.SA_BUGS, "missing_transpose")  # 21 of the 28 points: 3.1 agree, parameters fail
     repo = course(tmp_path, {"chapter3/chapter3.py": student})
-    result = grade_ci(repo, "--junit", "out/grader-junit.xml", "--pages", "feedback-pages")
+    result = grade_ci(repo, "--junit", "out/grader-junit.xml", "--pages", "feedback-pages", launcher=launcher)
     no_traceback(result)
     assert result.code == 1, result.stdout + result.stderr
     assert verdict(False, 21, 28, 80) in result.stdout
@@ -200,23 +209,23 @@ def test_failing_student(tmp_path: Path) -> None:
     assert result.outputs["pages"] == "feedback-pages"
 
 
-def test_exactly_at_the_threshold_passes(tmp_path: Path) -> None:
+def test_exactly_at_the_threshold_passes(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     """21 of 28 points is exactly 75%: a grader.toml (top-level keys, read before pyproject.toml)
     setting the threshold at 75 passes it."""
     repo = course(tmp_path, {"chapter3/chapter3.py": mutant(mutations.SA_BUGS, "missing_transpose")})
     (repo / "grader.toml").write_text('exercises = ["3.1", "3.2", "mask"]\nfiles = ["chapter3/*.py"]\n'
                                       "threshold = 75\n", encoding="utf-8")
-    result = grade_ci(repo, "--no-annotations", actions=False)
+    result = grade_ci(repo, "--no-annotations", actions=False, launcher=launcher)
     no_traceback(result)
     assert result.code == 0, result.stdout + result.stderr
     assert "::" not in result.stdout  # --no-annotations: no region, no annotation
     assert verdict(True, 21, 28, 75) in result.stdout
 
 
-def test_template_as_shipped(tmp_path: Path) -> None:
+def test_template_as_shipped(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     """The example as it ships: the untouched notebook, below the pass mark, annotated by cell."""
     repo = course(tmp_path, keep_template=True)
-    result = grade_ci(repo, "--junit", "grader-junit.xml")
+    result = grade_ci(repo, "--junit", "grader-junit.xml", launcher=launcher)
     no_traceback(result)
     assert result.code == 1
     # Only the book's SelfAttention classes are given: 3.1's `classes` passes (3 points), every other check
@@ -307,17 +316,17 @@ def test_hostile_student_cannot_issue_workflow_commands(tmp_path: Path) -> None:
 
 # -- pre-commit: the changed files ---------------------------------------------------------------------
 
-def test_pre_commit_grades_only_changed_exercise_files(tmp_path: Path) -> None:
+def test_pre_commit_grades_only_changed_exercise_files(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     repo = course(tmp_path, {"chapter3/chapter3.py": SOLUTION.read_text(encoding="utf-8"),
                              "chapter3/scratch.py": "raise SystemExit('not graded: not named on the command line')\n",
                              "tools/helper.py": "x = 1\n"})
-    result = grade_ci(repo, "tools/helper.py", "README.md", actions=False)
+    result = grade_ci(repo, "tools/helper.py", "README.md", actions=False, launcher=launcher)
     assert result.code == 0 and result.stderr == ""
     assert result.stdout.strip() == catalogue.text("ci.cmd.nothing_to_grade", "en",
                                                    globs="chapter3/*.ipynb, chapter3/*.py")
     assert not (repo / "grader-pages").exists()  # nothing was graded
 
-    result = grade_ci(repo, "tools/helper.py", "chapter3/chapter3.py", actions=False)
+    result = grade_ci(repo, "tools/helper.py", "chapter3/chapter3.py", actions=False, launcher=launcher)
     no_traceback(result)
     assert result.code == 0, result.stdout + result.stderr
     assert result.stdout.startswith("chapter3/chapter3.py  (seed ")  # that one file alone
@@ -568,7 +577,8 @@ def test_example_workflow_uses_the_action() -> None:
 
 
 def test_readme_documents_ci() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    from helpers import docs_text  # the README's CI reference is docs/course-ci.md now
+    readme = docs_text()
     section = readme.split("## Course repositories (CI)", 1)[1].split("\n## ", 1)[0]
     for needle in ("grade ci", "--junit", "--pages", "--summary", "--annotations", "exercises", "files",
                    "threshold", "timeout", "lang", "pages", "action.yml", ".pre-commit-hooks.yaml",

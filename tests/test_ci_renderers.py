@@ -16,7 +16,8 @@ import nbformat
 import pytest
 
 from conftest import CORPUS, SOLUTION, Grade, check, mutant, mutations
-from grader import __version__, catalogue
+from grader import __version__
+from grader.messages import catalogue
 from grader.render.github import (annotations, escape_data, escape_property, markdown_text, step_summary,
                                   stop_commands)
 from grader.render.junit import junit_xml, xml_text

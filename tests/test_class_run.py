@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from conftest import EXERCISES, SOLUTION
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
 from helpers import class_attacks
 from processes import survivors
 

@@ -19,11 +19,11 @@ from fractions import Fraction
 import pytest
 
 from conftest import EXERCISES, SOLUTION, mutant, mutations
-from grader import catalogue
-from grader.catalogue import Msg
-from grader.gradebook import Entry, Gradebook, page_name
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
+from grader.messages import catalogue
+from grader.messages.catalogue import Msg
+from grader.classes.gradebook import Entry, Gradebook, page_name
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
 from grader.render import classbook
 from grader.render.text import FORMULA_STARTS, inert
 from grader.results import from_json, to_json

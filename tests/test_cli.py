@@ -7,7 +7,10 @@ $BROWSER). Exit 0 full marks, 1 graded but not full, 2 could not grade with one 
 stderr (click's usage error for bad options), never a traceback.
 
 Each grading run costs a couple of seconds (an interpreter and torch), so assertions are grouped
-per run.
+per run. The option and error matrices run the same group in-process (`grade_in_process`, with the
+session's zygote); a real subprocess stays for each edge only a process shows: --version through both
+entry points, --open (the browser writes to file descriptor 1 and 2), one could-not-grade and one
+usage error's exit status and stderr, and the zygote's shutdown.
 """
 from __future__ import annotations
 
@@ -26,9 +29,10 @@ import pytest
 
 import grader
 from conftest import ROOT, SOLUTION, TEMPLATE
-from grader import catalogue
-from grader.exercise import discover
-from helpers import clean_env, grade, no_traceback
+from grader.messages import catalogue
+from grader.checks.exercise import discover
+from grader.judge.launcher import ZygoteLauncher
+from helpers import clean_env, grade, grade_in_process, no_traceback
 
 EXERCISE_IDS = ["3.1", "3.2", "3.3", "mask", "device"]
 NOT_MOVED = "    sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)\n"
@@ -88,7 +92,7 @@ def checks_of(data: dict[str, Any]) -> list[dict[str, Any]]:
     (["3.1", "--help"], ["Usage:", "--json", "--html", "--timeout", "--seed", "--lang", "--open"]),
 ])
 def test_help_everywhere(tmp_path: Path, args: list[str], expected: list[str]) -> None:
-    result = grade(*args, cwd=tmp_path)
+    result = grade_in_process(*args, cwd=tmp_path)
     assert result.code == 0, result.stderr
     for text in expected:
         assert text in result.stdout
@@ -108,7 +112,7 @@ def test_list_shows_exercises_titles_and_points(tmp_path: Path) -> None:
     exercises = discover()
     assert list(exercises)[:len(EXERCISE_IDS)] == EXERCISE_IDS  # chapter 3 first, then the gpt set
     for lang in ("en", "zh"):
-        result = grade("list", "--lang", lang, cwd=tmp_path)
+        result = grade_in_process("list", "--lang", lang, cwd=tmp_path)
         assert result.code == 0, result.stderr
         no_traceback(result)
         lines = [line for line in result.stdout.splitlines() if line.strip()]
@@ -126,14 +130,14 @@ def test_list_shows_exercises_titles_and_points(tmp_path: Path) -> None:
         assert lines[len(exercises):] == [catalogue.text("list.set", lang, group="ch03", points=ch03),
                                           catalogue.text("list.set", lang, group="gpt", points=gpt)]
     assert CJK.search(result.stdout)
-    device = next(line for line in grade("list", "--lang", "en", cwd=tmp_path).stdout.splitlines()
+    device = next(line for line in grade_in_process("list", "--lang", "en", cwd=tmp_path).stdout.splitlines()
                   if line.startswith("device "))
     assert "4, +2 on a GPU" in device  # as the README's table says it
 
 
 # -- grading -----------------------------------------------------------------------------------------------
-def test_solution_gets_full_marks_on_all(tmp_path: Path) -> None:
-    result = grade("ch03", SOLUTION, "--json", "result.json", cwd=tmp_path)
+def test_solution_gets_full_marks_on_all(tmp_path: Path, launcher: ZygoteLauncher) -> None:
+    result = grade_in_process("ch03", SOLUTION, "--json", "result.json", cwd=tmp_path, launcher=launcher)
     assert result.code == 0, result.stdout + result.stderr
     no_traceback(result)
     data = json.loads((tmp_path / "result.json").read_text(encoding="utf-8"))
@@ -153,8 +157,9 @@ def test_solution_gets_full_marks_on_all(tmp_path: Path) -> None:
     check_page(tmp_path / "feedback" / "chapter3.html", data)
 
 
-def test_template_is_graded_but_not_full_marks(tmp_path: Path) -> None:
-    result = grade("ch03", TEMPLATE / "chapter3.py", "--json", "-", "--html", "pages/template.html", cwd=tmp_path)
+def test_template_is_graded_but_not_full_marks(tmp_path: Path, launcher: ZygoteLauncher) -> None:
+    result = grade_in_process("ch03", TEMPLATE / "chapter3.py", "--json", "-", "--html", "pages/template.html",
+                              cwd=tmp_path, launcher=launcher)
     assert result.code == 1, result.stdout + result.stderr
     no_traceback(result)
     data = json.loads(result.stdout)  # stdout holds only the JSON ...
@@ -172,9 +177,9 @@ def test_template_is_graded_but_not_full_marks(tmp_path: Path) -> None:
     assert not (tmp_path / "feedback").exists()  # --html replaces the default page
 
 
-def test_template_notebook_exits_1(tmp_path: Path) -> None:
+def test_template_notebook_exits_1(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     notebook = TEMPLATE / "chapter3.ipynb"
-    result = grade("3.1", notebook, "--json", "nb.json", cwd=tmp_path)
+    result = grade_in_process("3.1", notebook, "--json", "nb.json", cwd=tmp_path, launcher=launcher)
     assert result.code == 1, result.stdout + result.stderr
     no_traceback(result)
     data = json.loads((tmp_path / "nb.json").read_text(encoding="utf-8"))
@@ -183,12 +188,12 @@ def test_template_notebook_exits_1(tmp_path: Path) -> None:
     assert (tmp_path / "feedback" / "chapter3.html").is_file()
 
 
-def test_relative_submission_from_another_cwd(tmp_path: Path) -> None:
+def test_relative_submission_from_another_cwd(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     work = tmp_path / "student"
     work.mkdir()
     shutil.copy(SOLUTION, work / "x.py")
     assert ROOT not in work.parents
-    result = grade("3.1", "x.py", cwd=work)
+    result = grade_in_process("3.1", "x.py", cwd=work, launcher=launcher)
     assert result.code == 0, result.stdout + result.stderr
     no_traceback(result)
     page = work / "feedback" / "x.html"
@@ -197,15 +202,17 @@ def test_relative_submission_from_another_cwd(tmp_path: Path) -> None:
     assert "10/10" in result.stdout
 
 
-def test_seed_reproduces_the_run_and_zh_messages(tmp_path: Path) -> None:
+def test_seed_reproduces_the_run_and_zh_messages(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     """Same --seed, same JSON scores and messages; a wrong answer's message depends on the hidden inputs."""
     source = SOLUTION.read_text(encoding="utf-8")
     assert source.count(NOT_MOVED) == 1
     submission = tmp_path / "mutant.py"
     submission.write_text(source.replace(NOT_MOVED, ""), encoding="utf-8")
 
-    first = grade("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "a.json", cwd=tmp_path)
-    second = grade("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "-", cwd=tmp_path)
+    first = grade_in_process("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "a.json",
+                             cwd=tmp_path, launcher=launcher)
+    second = grade_in_process("3.1,3.2", submission, "--seed", "123", "--lang", "zh", "--json", "-",
+                              cwd=tmp_path, launcher=launcher)
     for result in (first, second):
         assert result.code == 1, result.stdout + result.stderr
         no_traceback(result)
@@ -232,7 +239,7 @@ def test_seed_reproduces_the_run_and_zh_messages(tmp_path: Path) -> None:
         ("3.2", [("answer", "passed", "3.2.answer.ok"), ("concat", "passed", "3.2.concat.ok")])]
     assert "W_value" in next(c for c in a["exercises"][0]["checks"] if c["id"] == "parameters")["messages"]["en"]
 
-    third = grade("3.1,3.2", submission, "--json", "-", cwd=tmp_path)  # no --seed: a fresh one, printed
+    third = grade_in_process("3.1,3.2", submission, "--json", "-", cwd=tmp_path, launcher=launcher)  # a fresh seed
     assert third.code == 1
     no_traceback(third)
     c = json.loads(third.stdout)
@@ -241,9 +248,9 @@ def test_seed_reproduces_the_run_and_zh_messages(tmp_path: Path) -> None:
     assert not any(CJK.search(ch["message"]) for ch in checks_of(c))
 
 
-def test_timeout_option_bounds_the_run(tmp_path: Path) -> None:
+def test_timeout_option_bounds_the_run(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     (tmp_path / "loop.py").write_text("while True:\n    pass\n", encoding="utf-8")
-    result = grade("3.1", "loop.py", "--timeout", "3", "--json", "-", cwd=tmp_path)
+    result = grade_in_process("3.1", "loop.py", "--timeout", "3", "--json", "-", cwd=tmp_path, launcher=launcher)
     assert result.code == 1, result.stderr
     no_traceback(result)
     assert result.elapsed < 3 + 12, result.elapsed  # interpreter + torch start, then 3 s at most
@@ -313,9 +320,12 @@ def _broken_inputs(tmp: Path) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("case", ["missing-file", "txt-file", "broken-notebook", "unreadable-bytes",
                                   "unknown-exercise", "unknown-in-list"])
-def test_cannot_grade_exits_2_with_one_line(tmp_path: Path, case: str) -> None:
+def test_cannot_grade_exits_2_with_one_line(tmp_path: Path, launcher: ZygoteLauncher, case: str) -> None:
     args = _broken_inputs(tmp_path)[case]
-    result = grade(*args, cwd=tmp_path)
+    if case == "missing-file":  # one real `grade`: its exit status and stderr as a shell sees them
+        result = grade(*args, cwd=tmp_path)
+    else:
+        result = grade_in_process(*args, cwd=tmp_path, launcher=launcher)
     assert result.code == 2, result.stdout + result.stderr
     no_traceback(result)
     lines = result.stderr.strip().splitlines()
@@ -335,7 +345,10 @@ def test_cannot_grade_exits_2_with_one_line(tmp_path: Path, case: str) -> None:
 ], ids=["bad-lang", "bad-timeout", "bad-seed", "unknown-option", "missing-submission"])
 def test_bad_options_exit_2_with_a_usage_error(tmp_path: Path, args: list[str]) -> None:
     shutil.copy(SOLUTION, tmp_path / "ok.py")
-    result = grade(*args, cwd=tmp_path)
+    if args[-1] == "--no-such-option":  # one real `grade`: click's usage error as a shell sees it
+        result = grade(*args, cwd=tmp_path)
+    else:
+        result = grade_in_process(*args, cwd=tmp_path)
     assert result.code == 2, result.stdout + result.stderr
     no_traceback(result)
     assert "Error:" in result.stderr or result.stderr.startswith("grade:")
@@ -344,7 +357,7 @@ def test_bad_options_exit_2_with_a_usage_error(tmp_path: Path, args: list[str]) 
 
 RACE = """
 import select, time
-from grader.launcher import ZygoteLauncher
+from grader.judge.launcher import ZygoteLauncher
 
 launcher = ZygoteLauncher()
 select.select([launcher.ctl], [], [], 120)  # the zygote has imported torch and said it is ready

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, SOLUTION, mutant, mutations
-from grader.catalogue import MessageError
-from grader.shards import ShardError, choose
+from grader.messages.errors import GraderError as MessageError
+from grader.classes.shards import ShardError, choose
 
 DOC = ROOT / "docs" / "cluster.md"
 CLASS = {

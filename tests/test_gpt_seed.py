@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import SEEDS, Grade, check, select, statuses
-from grader.judge import grade
-from grader.launcher import Launcher
+from grader.judge.grading import grade
+from grader.judge.launcher import Launcher
 from grader.results import RunResult
 
 GPT_NB = SEEDS / "GPT_Pytorch.ipynb"

@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 
 from conftest import check, select
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
 from grader.results import RunResult
 
 EXERCISES = "gpt.tokenizer,gpt.split"

@@ -1,7 +1,8 @@
 """Gradescope: results.json from real grading runs, then `grade gradescope` and run_autograder end to end.
 
-The renderer tests need only the library. The command tests (`-k command`) run the real CLI in a
-subprocess, and the run_autograder tests (`-k run_autograder`) run examples/gradescope/run_autograder
+The renderer tests need only the library. The command tests (`-k command`) run the CLI in-process
+with the session's zygote, but for the missing folder's exit status and stderr (and `grade export`),
+which a real subprocess shows; the run_autograder tests (`-k run_autograder`) run examples/gradescope/run_autograder
 against a fake /autograder under tmp_path, with `grade` on PATH from this interpreter.
 
 `spec_errors` checks the field names, types and values of Gradescope's autograder specification
@@ -23,10 +24,13 @@ import nbformat
 import pytest
 
 from conftest import ROOT, SOLUTION, Grade, check, mutant, mutations
-from grader import __version__, catalogue
-from grader.catalogue import Msg
+from grader import __version__
+from grader.messages import catalogue
+from grader.messages.catalogue import Msg
 from grader.render.gradescope import results
-from helpers import WITHOUT_ACCELERATOR
+from grader.results import Ungraded
+from grader.judge.launcher import ZygoteLauncher
+from helpers import WITHOUT_ACCELERATOR, Result, grade_in_process
 
 EXAMPLES = ROOT / "examples" / "gradescope"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -103,7 +107,7 @@ def test_validator_rejects_what_the_spec_does_not_allow() -> None:
 
 def test_reference_solution_one_passed_test_per_check(grade_file: Grade) -> None:
     run = grade_file(SOLUTION)
-    data = valid(results(run, None, "en"))
+    data = valid(results(run, "en"))
     checks = [(ex, n, c) for ex in run.exercises for n, c in enumerate(ex.checks, 1)]
     assert len(data["tests"]) == len(checks)
     for test, (ex, n, c) in zip(data["tests"], checks):
@@ -129,7 +133,7 @@ def test_gpu_comparison_skipped_worth_nothing_and_no_status(grade_file: Grade,
     run = grade_file(SOLUTION, "device")
     accelerator = check(run, "device", "accelerator")
     for lang, prefix in (("en", "Skipped, worth 0 points: "), ("zh", "已跳过，计 0 分：")):
-        test = by_number(valid(results(run, None, lang)))["device.2"]
+        test = by_number(valid(results(run, lang)))["device.2"]
         assert "status" not in test
         assert test["score"] == test["max_score"] == 0
         assert test["output"] == prefix + accelerator.messages[lang]
@@ -138,7 +142,7 @@ def test_gpu_comparison_skipped_worth_nothing_and_no_status(grade_file: Grade,
 
 def test_named_bug_fails_its_checks_with_their_messages(grade_file: Grade) -> None:
     run = grade_file(mutant(mutations.SA_BUGS, "missing_transpose"))
-    data = valid(results(run, None, "en"))
+    data = valid(results(run, "en"))
     tests = by_number(data)
     failing = {n for n, t in tests.items() if t.get("status") == "failed"}
     assert failing == {"3.1.1", "3.1.2"}
@@ -149,7 +153,7 @@ def test_named_bug_fails_its_checks_with_their_messages(grade_file: Grade) -> No
     assert data["score"] == sum(t["score"] for t in data["tests"]) == run.score < run.max_score
     assert f"Total: {run.score:g} / {run.max_score:g} points" in data["output"]
 
-    zh = by_number(valid(results(run, None, "zh")))["3.1.2"]
+    zh = by_number(valid(results(run, "zh")))["3.1.2"]
     assert zh["output"] == parameters.messages["zh"]
     assert zh["name"] == f"3.1 · {parameters.titles['zh']}" and CJK.search(zh["name"])
 
@@ -157,7 +161,7 @@ def test_named_bug_fails_its_checks_with_their_messages(grade_file: Grade) -> No
 def test_cells_that_failed_are_listed_and_student_text_cleaned(grade_file: Grade) -> None:
     source = SOLUTION.read_text(encoding="utf-8") + '\n# %%\nraise ValueError("boom\\x1b[31m red\\x07")\n'
     run = grade_file(source)
-    data = valid(results(run, None, "en"))
+    data = valid(results(run, "en"))
     assert "\nCells that failed to run:\n" in data["output"]
     assert re.search(r"^  submission\.py, line \d+: ValueError: boom red \(line \d+\)$", data["output"], re.M)
     assert "\x1b" not in json.dumps(data) and "\\u001b" not in json.dumps(data)
@@ -171,7 +175,7 @@ def test_grader_fault_is_a_failed_test_said_to_be_ours(grade_file: Grade) -> Non
         ex.checks[0], status="error", score=0.0, message_key="check.grader_error",
         messages=catalogue.every_lang(lambda lang: catalogue.text("check.grader_error", lang, error="KeyError: 'x'")))
     run = dataclasses.replace(run, exercises=(dataclasses.replace(ex, checks=(broken, *ex.checks[1:])),))
-    data = valid(results(run, None, "en"))
+    data = valid(results(run, "en"))
     test = data["tests"][0]
     assert test["status"] == "failed" and test["score"] == 0 and test["max_score"] == broken.max_score
     assert test["output"].startswith("The grader failed on this check (not your fault")
@@ -182,14 +186,14 @@ def test_files_graded_together_are_named(grade_file: Grade) -> None:
     run = grade_file(SOLUTION, "3.2")
     run = dataclasses.replace(run, submission=dataclasses.replace(
         run.submission, files=("chapter3.ipynb", "helpers\x1b[2J.py")))
-    output = valid(results(run, None, "zh"))["output"]
+    output = valid(results(run, "zh"))["output"]
     assert "一起评分的文件：chapter3.ipynb, helpers.py" in output
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_ungradable_submission_scores_zero_with_the_problem(lang: str) -> None:
     problem = Msg("cli.bad_notebook", {"path": "hw\x1b[31m.ipynb", "error": "Expecting value: line 1"})
-    data = valid(results(None, problem, lang))
+    data = valid(results(Ungraded("ungradable", problem), lang))
     assert data["score"] == 0 and data["tests"] == []
     clean_problem = Msg(problem.key, {**problem.args, "path": "hw.ipynb"})
     why = catalogue.text(clean_problem.key, lang, **clean_problem.args)
@@ -200,7 +204,7 @@ def test_ungradable_submission_scores_zero_with_the_problem(lang: str) -> None:
 
 def test_results_needs_a_run_or_a_problem() -> None:
     with pytest.raises(ValueError):
-        results(None, None, "en")
+        results(None, "en")  # type: ignore[arg-type]
 
 
 def test_gradescope_keys_in_every_language() -> None:
@@ -233,12 +237,10 @@ def _env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def _gradescope(submission: Path, results_dir: Path, *options: str) -> tuple[subprocess.CompletedProcess[str],
-                                                                           dict[str, Any]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "gradescope", "--submission", str(submission),
-         "--results", str(results_dir), *options],
-        capture_output=True, text=True, timeout=300, env=_env(), cwd=results_dir.parent)
+def _gradescope(launcher: ZygoteLauncher, submission: Path, results_dir: Path, *options: str) -> tuple[Result,
+                                                                                                    dict[str, Any]]:
+    proc = grade_in_process("gradescope", "--submission", submission, "--results", results_dir, *options,
+                            cwd=results_dir.parent, launcher=launcher, environ=_env())
     assert proc.returncode == 0, proc.stderr
     return proc, valid(json.loads((results_dir / "results.json").read_text(encoding="utf-8")))
 
@@ -254,10 +256,10 @@ def _notebook(*cells: str) -> str:
     return nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]))
 
 
-def test_command_good_student_full_marks(tmp_path: Path) -> None:
+def test_command_good_student_full_marks(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     submission, results_dir = _dirs(tmp_path)
     shutil.copy(SOLUTION, submission / "chapter3.py")
-    proc, data = _gradescope(submission, results_dir, "-e", "ch03", "--lang", "en")
+    proc, data = _gradescope(launcher, submission, results_dir, "-e", "ch03", "--lang", "en")
     assert proc.stdout.strip() == catalogue.text("gradescope.written", "en", path=results_dir / "results.json",
                                                  score=data["score"], max=data["score"])
     assert data["tests"] and all(t.get("status", "passed") == "passed" for t in data["tests"])
@@ -265,7 +267,7 @@ def test_command_good_student_full_marks(tmp_path: Path) -> None:
     assert data["output"].startswith(f"Total: {data['score']:g} / {data['score']:g} points")
 
 
-def test_command_two_files_graded_together(tmp_path: Path) -> None:
+def test_command_two_files_graded_together(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     """The notebook imports the student's helper module: it runs first (name order), so the import
     has to find helpers.py beside it, or its cell would be listed as failed."""
     submission, results_dir = _dirs(tmp_path)
@@ -275,25 +277,25 @@ def test_command_two_files_graded_together(tmp_path: Path) -> None:
         "from helpers import MultiHeadAttentionWrapper, MultiHeadAttention",
         "from helpers import transfer_weights, build_two_dim_wrapper, build_gpt2_small_attention",
     ), encoding="utf-8")
-    _, data = _gradescope(submission, results_dir, "-e", "3.1,3.2,3.3", "--lang", "en")
+    _, data = _gradescope(launcher, submission, results_dir, "-e", "3.1,3.2,3.3", "--lang", "en")
     assert "Files graded together: chapter3.ipynb, helpers.py" in data["output"]
     assert "Cells that failed" not in data["output"]
     assert {t["number"].rsplit(".", 1)[0] for t in data["tests"]} == {"3.1", "3.2", "3.3"}
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0
 
 
-def test_command_broken_notebook_scores_zero_with_a_message(tmp_path: Path) -> None:
+def test_command_broken_notebook_scores_zero_with_a_message(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     submission, results_dir = _dirs(tmp_path)
     (submission / "chapter3.ipynb").write_text('{"cells": [', encoding="utf-8")
-    _, data = _gradescope(submission, results_dir, "--lang", "zh")
+    _, data = _gradescope(launcher, submission, results_dir, "--lang", "zh")
     assert data["score"] == 0 and data.get("tests", []) == []
     assert "chapter3.ipynb" in data["output"] and "Jupyter" in data["output"]
     assert catalogue.text("gradescope.problem_hint", "zh") in data["output"]
 
 
-def test_command_empty_submission_scores_zero_and_says_it_is_empty(tmp_path: Path) -> None:
+def test_command_empty_submission_scores_zero_and_says_it_is_empty(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     submission, results_dir = _dirs(tmp_path)
-    proc, data = _gradescope(submission, results_dir, "--lang", "en")
+    proc, data = _gradescope(launcher, submission, results_dir, "--lang", "en")
     assert data["score"] == 0 and data.get("tests", []) == []
     assert data["output"].startswith(catalogue.text("cli.empty_submission", "en"))
     assert "chapter3.ipynb" in data["output"] and "none of" not in data["output"]
@@ -315,7 +317,7 @@ def test_command_missing_submission_folder_is_a_setup_error(tmp_path: Path) -> N
 
 
 def test_export_says_what_it_wrote_where(tmp_path: Path) -> None:
-    from grader.gradebook import FILENAME, Entry, Gradebook
+    from grader.classes.gradebook import FILENAME, Entry, Gradebook
 
     with Gradebook(tmp_path / FILENAME) as book:
         for student in ("ann", "bo"):

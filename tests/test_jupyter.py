@@ -20,13 +20,14 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 from conftest import ROOT, SOLUTION, Grade, mutant, mutations
-from grader.loading import load
+from grader.load.submission import load
 from grader.render import terminal
 from helpers import notebook
 from processes import alive, descendants
 
 BOOK = SOLUTION.read_text(encoding="utf-8")
 KERNEL_TIMEOUT = 180
+RESUMED = "LC_GRADER_TEST_RESUMED"  # test_stop_ends_the_grade_and_leaves_no_process
 
 
 def executed(tmp_path: Path, *sources: str) -> nbformat.NotebookNode:
@@ -62,7 +63,7 @@ def test_full_marks_inline(tmp_path: Path) -> None:
 
 def test_a_masking_bug_is_named_with_its_picture_and_line(tmp_path: Path) -> None:
     buggy = mutant(mutations.MASK_BUGS, "softmax_wrong_dim")
-    nb = executed(tmp_path, "import grader.jupyter", buggy, "%grade mask --lang en")
+    nb = executed(tmp_path, "import grader.integrations.jupyter", buggy, "%grade mask --lang en")
     shown = html_of(nb.cells[-1])
     assert '<details class="check failed" id="' in shown and " open>" in shown
     assert "The softmax runs over the wrong dim" in shown
@@ -128,7 +129,11 @@ def test_the_function_form_returns_the_result(tmp_path: Path) -> None:
 def test_stop_ends_the_grade_and_leaves_no_process(tmp_path: Path) -> None:
     kernel, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
     try:
-        slow = "import time\ntime.sleep(60)\n"
+        # Slow only where it must be: in the sandbox's re-run of the first grade, until Stop ends it. The kernel
+        # itself runs the cell at once (it has get_ipython), and so does the grade after Stop: its new judge
+        # hands the sandbox RESUMED (LC_* variables reach it; were that to change, it would sleep out 30 s).
+        slow = (f"import os, time\nif 'get_ipython' not in globals() and not os.environ.get({RESUMED!r}):\n"
+                "    time.sleep(30)\n")
         client.execute_interactive(BOOK + "\n" + slow, timeout=KERNEL_TIMEOUT)  # what the sandbox re-runs
         kernel_pid = kernel.provisioner.process.pid  # type: ignore[union-attr]
         msg_id = client.execute("%load_ext grader\n%grade 3.1 --timeout 200")
@@ -149,6 +154,7 @@ def test_stop_ends_the_grade_and_leaves_no_process(tmp_path: Path) -> None:
         assert not [pid for pid in grading if alive(pid)], "a process of the stopped grade is still running"
         assert not descendants(kernel_pid)
         # the kernel is still usable, and a new grade starts afresh
+        client.execute_interactive(f"import os\nos.environ[{RESUMED!r}] = '1'", timeout=KERNEL_TIMEOUT)
         again = client.execute_interactive("%grade 3.1 --lang en --timeout 200", timeout=KERNEL_TIMEOUT)
         assert again["content"]["status"] == "ok"
     finally:

@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 
-from grader import catalogue
-from grader.loading import Cell, LoadError, load, load_many, neutralise
+from grader.messages import catalogue
+from grader.load.submission import Cell, LoadError, load, load_many, neutralise
 
 
 def cell(source: str) -> Cell:

@@ -19,8 +19,8 @@ import torch
 from conftest import CORPUS, EXERCISES, SOLUTION, Grade, check, mutant, mutations, statuses
 from exercises import mask
 from exercises._attention import book_state, random_roles, reference_output
-from grader import catalogue
-from grader.judge import grade
+from grader.messages import catalogue
+from grader.judge.grading import grade
 from grader.results import RunResult
 from solutions import chapter3
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from conftest import SOLUTION, Grade, check, mutant, mutations
-from grader import catalogue
+from grader.messages import catalogue
 from grader.render import github, html
 from grader.render.text import cell_problems
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import EXERCISES, ROOT, SOLUTION, TEMPLATE, mutant, mutations
-from grader.gradebook import Entry, Gradebook, page_name
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
+from grader.classes.gradebook import Entry, Gradebook, page_name
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
 from grader.render import classbook, html
 from grader.render.mistakes import common_mistakes, mistakes_csv
 from test_page import parse

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 
 from conftest import SOLUTION, check
-from grader.loading import Cell
-from grader.near_miss import Binding, bindings, near
+from grader.load.submission import Cell
+from grader.judge.near_miss import Binding, bindings, near
 from helpers import chapter_notebook as notebook
 
 ANSWERS = SOLUTION.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from typing import Callable
 import pytest
 
 from conftest import EXERCISES, check, mutant, mutations, select
-from grader.judge import grade
+from grader.judge.grading import grade
 from grader.results import RunResult
 
 NAMED = [(exercise, bug) for exercise, bugs in mutations.BELONGS_TO.items() for bug, _, _ in bugs]

@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 import pytest
 
 from conftest import SOLUTION, Grade, check, mutant, mutations
-from grader.loading import split_module
+from grader.load.submission import split_module
 from grader.render import figures, html, source
 from grader.results import CellRecord, RunResult, to_json
 

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import catalogue, roster
-from grader.catalogue import Msg
-from grader.roster import RosterError, Skipped, Student, collect, in_shard, parse_shard, submission_files
-from grader.scratch import remove
+from grader.messages import catalogue
+from grader.classes import roster, zips
+from grader.messages.catalogue import Msg
+from grader.classes.roster import RosterError, Skipped, Student, collect, in_shard, parse_shard, submission_files
+from grader.sandbox.folders import remove
 
 CANVAS = r"^(?P<student>[^_]+)_"
 
@@ -358,7 +359,7 @@ def test_chinese_names_from_windows_zips_are_recovered(tmp_path: Path, workdir: 
 
 
 def test_too_many_entries_is_refused(tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roster, "MAX_ZIP_ENTRIES", 3)
+    monkeypatch.setattr(zips, "MAX_ZIP_ENTRIES", 3)
     archive = make_zip(tmp_path / "class.zip", {f"s{i}.py": "" for i in range(4)})
     with pytest.raises(RosterError) as caught:
         collect([archive], workdir)
@@ -368,7 +369,7 @@ def test_too_many_entries_is_refused(tmp_path: Path, workdir: Path, monkeypatch:
 
 
 def test_too_many_declared_bytes_is_refused(tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(roster, "MAX_ZIP_BYTES", 1000)
+    monkeypatch.setattr(zips, "MAX_ZIP_BYTES", 1000)
     archive = make_zip(tmp_path / "class.zip", {"alice.py": "#" * 600, "bob.py": "#" * 600})
     with pytest.raises(RosterError) as caught:
         collect([archive], workdir)
@@ -379,7 +380,7 @@ def test_too_many_declared_bytes_is_refused(tmp_path: Path, workdir: Path, monke
 def test_a_header_that_understates_the_size_cannot_fill_the_disk(
     tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(roster, "MAX_ZIP_BYTES", 1000)
+    monkeypatch.setattr(zips, "MAX_ZIP_BYTES", 1000)
     archive = make_zip(tmp_path / "class.zip", {"alice.py": "#" * 100_000})
     data = bytearray(archive.read_bytes())
     for header, size_at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # declare 10 bytes, not 100,000
@@ -397,13 +398,13 @@ def test_the_cap_counts_bytes_as_they_are_written(
 ) -> None:
     """Declared sizes pass (the check reads them before the cap shrinks); the bytes written do not."""
     archive = make_zip(tmp_path / "class.zip", {"alice.py": "#" * 5000, "bob.py": "#" * 5000})
-    declared = roster._check_declared
+    declared = zips._check_declared
 
     def check_then_shrink(entries: list[zipfile.ZipInfo], shown: str) -> None:
         declared(entries, shown)
-        monkeypatch.setattr(roster, "MAX_ZIP_BYTES", 6000)
+        monkeypatch.setattr(zips, "MAX_ZIP_BYTES", 6000)
 
-    monkeypatch.setattr(roster, "_check_declared", check_then_shrink)
+    monkeypatch.setattr(zips, "_check_declared", check_then_shrink)
     with pytest.raises(RosterError) as caught:
         collect([archive], workdir)
     assert caught.value.key == "roster.zip_too_big"
@@ -497,7 +498,7 @@ def test_parse_shard_refuses(spec: str) -> None:
 
 # -- messages --------------------------------------------------------------------------------------------
 def test_every_roster_message_exists_in_both_languages() -> None:
-    source = Path(roster.__file__).read_text(encoding="utf-8")
+    source = "".join(Path(module.__file__).read_text(encoding="utf-8") for module in (roster, zips))
     keys = set(re.findall(r'"(roster\.[a-z_]+)"', source))
     assert len(keys) >= 10
     for key in sorted(keys):

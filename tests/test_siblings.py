@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, select
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
-from grader.loading import Cell, named_paths
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
+from grader.load.submission import Cell, named_paths
 from grader.results import LEFT_OUT, RunResult, SubmissionInfo, from_json, to_json
-from grader.scratch import READ_ONLY, SIBLING_BYTES, SIBLING_FILES, Scratch, Sibling, siblings
+from grader.judge.scratch import READ_ONLY, SIBLING_BYTES, SIBLING_FILES, Scratch, Sibling, siblings
 
 CODE = "with open('input.txt') as f:\n    text = f.read()\n"
 

@@ -1,4 +1,4 @@
-"""Look-alike submissions (grader.similarity, `grade similar`, `grade batch --similar`).
+"""Look-alike submissions (grader.classes.similarity, `grade similar`, `grade batch --similar`).
 
 Contract: a copy disguised mechanically (every name changed, comments reworded, a dead statement after
 every statement, reprinted, the definitions reordered, one cell per statement, notebook <-> script)
@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from conftest import CORPUS, ROOT, SEEDS, SOLUTION, TEMPLATE
-from grader import similarity
+from grader.classes import similarity
 from test_page import parse
 
 sys.path.insert(0, str(CORPUS / "similar"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import catalogue
+from grader.messages import catalogue
 from grader.render.terminal import render, width
 from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult, SubmissionInfo
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import torch
 
-from grader import seeds
-from grader.loading import load
-from grader.session import Sandbox
+from grader.judge import seeds
+from grader.load.submission import load
+from grader.judge.client import SandboxClient
 
 NOTEBOOK_LIKE = """# %%
 x = torch.arange(6).reshape(2, 3)
@@ -22,7 +22,7 @@ big = "y" * 4_000_000
 def test_values_by_name_now_and_as_a_cell_left_them(launcher, tmp_path: Path) -> None:
     path = tmp_path / "answer.py"
     path.write_text("import torch\n" + NOTEBOOK_LIKE, encoding="utf-8")
-    sandbox = Sandbox(load(path), launcher, seed=0)
+    sandbox = SandboxClient(load(path), launcher, seed=0)
     try:
         now = sandbox.variables(["x", "label", "z", "big", "missing"])
         first = sandbox.variables(["x", "label"], cell=2)
@@ -41,7 +41,7 @@ def test_the_run_seed_seeds_what_the_submission_draws(launcher, tmp_path: Path) 
     path.write_text("import random\nimport torch\ndrawn = [torch.rand(3), random.random()]\n", encoding="utf-8")
 
     def drawn(seed: int) -> list:
-        sandbox = Sandbox(load(path), launcher, seed=seed)
+        sandbox = SandboxClient(load(path), launcher, seed=seed)
         try:
             return sandbox.variables(["drawn"])["drawn"]
         finally:
@@ -50,7 +50,7 @@ def test_the_run_seed_seeds_what_the_submission_draws(launcher, tmp_path: Path) 
     first, again, other = drawn(7), drawn(7), drawn(8)
     assert torch.equal(first[0], again[0]) and first[1] == again[1]
     assert not torch.equal(first[0], other[0]) and first[1] != other[1]
-    # torch's own stream, from a seed derived from the run's one way (grader.seeds), never the run's own:
+    # torch's own stream, from a seed derived from the run's one way (grader.judge.seeds), never the run's own:
     # the judge's generators come from the run's seed, and the submission must not be able to recompute them
     derived = seeds.derive(7, "sandbox")
     assert torch.equal(first[0], torch.rand(3, generator=torch.Generator().manual_seed(derived)))

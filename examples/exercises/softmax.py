@@ -17,8 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from grader.exercise import Exercise, NotFound, Outcome, failed, passed
-from grader.session import BadReturn, Obj, Sandbox, describe_value
+from grader.checks import BadReturn, Exercise, NotFound, Obj, Outcome, SandboxClient, describe_value, failed, passed
 
 NAME = "stable_softmax"
 RTOL, ATOL = 1e-5, 1e-6  # float32 softmax written differently agrees to ~1e-7
@@ -110,7 +109,7 @@ EXERCISE = Exercise(
 
 
 # -- finding the answer and comparing -----------------------------------------------------------------
-def answer(sb: Sandbox) -> Obj:
+def answer(sb: SandboxClient) -> Obj:
     """The function the submission bound last under NAME (its own name or the name it was assigned to)."""
     found = [o for o in sb.inventory() if o.kind == "function" and (
         o.cls == NAME or any(isinstance(b, dict) and b.get("name") == NAME for b in o.bindings))]
@@ -119,7 +118,7 @@ def answer(sb: Sandbox) -> Obj:
     return found[-1]
 
 
-def run(sb: Sandbox, fn: Obj, x: torch.Tensor) -> torch.Tensor:
+def run(sb: SandboxClient, fn: Obj, x: torch.Tensor) -> torch.Tensor:
     """Call the student's function in the sandbox; the tensor that comes back was rebuilt by the judge."""
     label = f"{NAME}(x of shape {tuple(x.shape)})"
     got = sb.call(fn, x, label=label)
@@ -164,7 +163,7 @@ NAMED_BUGS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 
 @EXERCISE.check("values", points=3, title={"en": "Equals torch.softmax over the last dim",
                                            "zh": "与最后一维上的 torch.softmax 相同"})
-def values(sb: Sandbox, reference: Any, rng: torch.Generator) -> Outcome:
+def values(sb: SandboxClient, reference: Any, rng: torch.Generator) -> Outcome:
     fn = answer(sb)
     shapes = [(int(torch.randint(4, 9, (1,), generator=rng)),), (4, 7), (2, 3, 6)]  # fresh sizes each run
     for shape in shapes:
@@ -180,7 +179,7 @@ def values(sb: Sandbox, reference: Any, rng: torch.Generator) -> Outcome:
 
 
 @EXERCISE.check("large", points=2, title={"en": "No overflow for large inputs", "zh": "大输入不溢出"})
-def large(sb: Sandbox, reference: Any, rng: torch.Generator) -> Outcome:
+def large(sb: SandboxClient, reference: Any, rng: torch.Generator) -> Outcome:
     fn = answer(sb)
     big = 1000
     # One row near +big (exp overflows), one near -big (exp underflows), one near 0; shuffled.
@@ -204,7 +203,7 @@ def large(sb: Sandbox, reference: Any, rng: torch.Generator) -> Outcome:
 
 
 @EXERCISE.check("dtype", points=1, title={"en": "Keeps the input's dtype", "zh": "保持输入的 dtype"})
-def dtype(sb: Sandbox, reference: Any, rng: torch.Generator) -> Outcome:
+def dtype(sb: SandboxClient, reference: Any, rng: torch.Generator) -> Outcome:
     fn = answer(sb)
     x = torch.randn(2, 5, generator=rng, dtype=torch.float64)
     got = run(sb, fn, x)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from grader import catalogue
+from grader.messages import catalogue
 from grader.render.terminal import ljust, width
 from grader.render.text import one_line
 

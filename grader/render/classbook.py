@@ -16,14 +16,15 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from grader import catalogue
-from grader.catalogue import Msg
-from grader.gradebook import Entry, page_name
+from grader.classes.gradebook import Entry, page_name
+from grader.messages import catalogue
+from grader.messages.catalogue import Msg
 from grader.render import html, similar
-from grader.render.mistakes import Student, check_href, common_mistakes
+from grader.render.mistakes import AffectedStudent, check_href, common_mistakes
 from grader.render.similar import LookAlike
 from grader.render.text import csv_cell, json_text
 from grader.results import CheckResult, ExerciseResult, RunResult, to_json
+from grader.results import percent as score_percent
 
 BINS = 10  # the histogram's bins, each ten points of percent wide; the last one holds 100
 BAR_PX, GAP_PX, PLOT_PX = 44, 8, 140  # a bar's width, the space between bars, the tallest bar
@@ -137,7 +138,7 @@ class CheckRate:
     titles: dict[str, str]
     passed: int = 0
     attempted: int = 0
-    failed: list[Student] = field(default_factory=list)  # who, with a link to the check on their page
+    failed: list[AffectedStudent] = field(default_factory=list)  # who, with a link to the check on their page
 
     @property
     def rate(self) -> float | None:
@@ -175,7 +176,7 @@ def percent(entry: Entry) -> float | None:
     """The score as percent of the maximum; a run worth nothing (every check skipped) lost nothing."""
     if entry.status != "graded" or entry.run is None:
         return None
-    return 100 * entry.score / entry.max_score if entry.max_score else 100.0
+    return score_percent(entry.score, entry.max_score)
 
 
 def shown_percent(value: float | None) -> str:
@@ -238,7 +239,7 @@ def check_rates(entries: Sequence[Entry]) -> list[CheckRate]:
                     rate.attempted += 1
                     rate.passed += result.status == "passed"
                 if result.status == "failed":
-                    rate.failed.append(Student(entry.student, check_href(entry.student, exercise.id, result.id)))
+                    rate.failed.append(AffectedStudent(entry.student, check_href(entry.student, exercise.id, result.id)))
     exercise_order = {exercise: n for n, exercise in enumerate(exercise_ids(entries))}
     return sorted(rates.values(), key=lambda r: (r.rate is None, r.rate or 0.0, exercise_order[r.exercise],
                                                  check_order[r.exercise, r.check]))

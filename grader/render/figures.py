@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypeGuard
 
 Evidence = Mapping[str, Any]
 
@@ -55,7 +55,7 @@ def visibility(evidence: Evidence) -> Grid | None:
     return Grid(len(matrix), tuple(squares))
 
 
-def _square_matrix(value: Any) -> bool:
+def _square_matrix(value: Any) -> TypeGuard[list[list[Any]]]:
     return (isinstance(value, list) and 0 < len(value) <= 64
             and all(isinstance(r, list) and len(r) == len(value) for r in value))
 
@@ -86,11 +86,12 @@ class Comparison:
 
 
 def comparison(evidence: Evidence) -> Comparison | None:
-    """Rows of expected and got values (exercises._attention.comparison), the largest gap marked."""
+    """Rows of expected and got values (grader.checks.tensors.comparison), the largest gap marked."""
     expected, got = evidence.get("expected"), evidence.get("got")
     if not (_numbers(expected) and _numbers(got)):
         return None
-    at = evidence.get("at") if _ints(evidence.get("at")) else []
+    told = evidence.get("at")
+    at: list[int] = told if _ints(told) else []
     start = at[-1] if at else 0
     gaps = [_gap(expected[k], got[k]) if k < len(expected) and k < len(got) else None
             for k in range(max(len(expected), len(got)))]
@@ -120,12 +121,12 @@ def _item(values: list[float], k: int) -> float | None:
     return float(values[k]) if k < len(values) else None
 
 
-def _numbers(value: Any) -> bool:
+def _numbers(value: Any) -> TypeGuard[list[float]]:
     return isinstance(value, list) and 0 < len(value) <= 64 and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
 
 
-def _ints(value: Any) -> bool:
+def _ints(value: Any) -> TypeGuard[list[int]]:
     return isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
 
 
@@ -135,15 +136,15 @@ def _shape(value: Any) -> list[int] | None:
 
 # -- two outputs side by side (exercise 3.1) ------------------------------------------------------------
 @dataclass(frozen=True)
-class Entry:
+class Value:
     value: float
     differs: bool  # from the other output's value at the same place, beyond rounding
 
 
 @dataclass(frozen=True)
 class SideBySide:
-    got: tuple[tuple[Entry, ...], ...]  # rows of the student's output
-    expected: tuple[tuple[Entry, ...], ...]
+    got: tuple[tuple[Value, ...], ...]  # rows of the student's output
+    expected: tuple[tuple[Value, ...], ...]
 
     @property
     def differing(self) -> int:
@@ -159,8 +160,8 @@ def side_by_side(evidence: Evidence) -> SideBySide | None:
     if not (_matrix(got) and _matrix(expected)) or [len(r) for r in got] != [len(r) for r in expected]:
         return None
     flags = [[_apart(g, e) for g, e in zip(got_row, expected_row)] for got_row, expected_row in zip(got, expected)]
-    return SideBySide(tuple(tuple(map(Entry, row, marks)) for row, marks in zip(got, flags)),
-                      tuple(tuple(map(Entry, row, marks)) for row, marks in zip(expected, flags)))
+    return SideBySide(tuple(tuple(map(Value, row, marks)) for row, marks in zip(got, flags)),
+                      tuple(tuple(map(Value, row, marks)) for row, marks in zip(expected, flags)))
 
 
 def _apart(got: float, expected: float) -> bool:
@@ -169,7 +170,7 @@ def _apart(got: float, expected: float) -> bool:
     return not abs(got - expected) <= ATOL + RTOL * abs(expected)
 
 
-def _matrix(value: Any) -> bool:
+def _matrix(value: Any) -> TypeGuard[list[list[float]]]:
     return isinstance(value, list) and 0 < len(value) <= 64 and all(_numbers(r) for r in value)
 
 

@@ -10,16 +10,16 @@ neither end the line early nor open a second command, and a `::` inside the data
 Everything else a submission makes `grade ci` print goes between stop_commands(), so the runner
 takes none of it for a command.
 """
-from __future__ import annotations
-
 import re
 import secrets
 from pathlib import Path
 
-from grader import catalogue
+from grader.messages import catalogue
+from grader.messages.catalogue import in_lang
 from grader.render import source
 from grader.render.text import STATUS_ICONS, cell_problems, clean, problem_cells, problem_line
 from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult, where
+from grader.results import percent as score_percent
 
 MESSAGE_WIDTH = 500  # a summary row quotes a message, it does not reproduce a traceback (1 MiB per step)
 
@@ -47,7 +47,7 @@ def step_summary(run: RunResult, threshold: float, passed: bool, lang: str) -> s
     """Markdown for $GITHUB_STEP_SUMMARY. `threshold` is a percentage (0-100), as `passed` was
     decided against it by the caller. Every piece of text goes through markdown_text, so nothing a
     submission says can become a link, an image, HTML or a table column."""
-    percent = 100.0 if run.max_score == 0 else 100 * run.score / run.max_score
+    percent = score_percent(run.score, run.max_score)
     verdict = catalogue.text("ci.verdict_pass" if passed else "ci.verdict_fail", lang, score=run.score,
                              max=run.max_score, percent=round(percent, 2), threshold=threshold)
     lines = [
@@ -102,12 +102,12 @@ def _table(run: RunResult, lang: str) -> list[str]:
 
 
 def _cells(exercise: ExerciseResult, check: CheckResult, lang: str) -> list[str]:
-    message = "" if check.status == "passed" else _in(check.messages, check.message, lang)
+    message = "" if check.status == "passed" else in_lang(check.messages, check.message, lang)
     if len(message) > MESSAGE_WIDTH:
         message = message[:MESSAGE_WIDTH - 1] + "…"
     return [
         exercise.id,
-        _in(check.titles, check.title, lang),
+        in_lang(check.titles, check.title, lang),
         f"{STATUS_ICONS[check.status]} {catalogue.text('status.' + check.status, lang)}",
         f"{check.score:g} / {check.max_score:g}",
         message,
@@ -125,7 +125,7 @@ def _check_annotation(run: RunResult, exercise: ExerciseResult, check: CheckResu
     excerpt = source.for_check(run.cells, check.evidence)
     site = None if excerpt is None else next((c for c in run.cells if c.cell == excerpt.cell), None)
     return _command(run, site, None if excerpt is None else excerpt.line, title,
-                    _in(check.messages, check.message, lang), lang, base)
+                    in_lang(check.messages, check.message, lang), lang, base)
 
 
 def _cell_annotation(run: RunResult, record: CellRecord, problem: str, lang: str, base: Path) -> str:
@@ -181,8 +181,3 @@ def _printable(value: object) -> str:
 
 def _in_notebook(record: CellRecord) -> bool:
     return bool(_NOTEBOOK_CELL.fullmatch(record.file))
-
-
-def _in(texts: dict[str, str], fallback: str, lang: str) -> str:
-    """A title or message in `lang`, from a result that may predate the every-language fields."""
-    return texts.get(lang) or fallback

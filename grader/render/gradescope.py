@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader import __version__, catalogue
-from grader.catalogue import Msg
+from grader import __version__
+from grader.messages import catalogue
+from grader.messages.catalogue import Msg, in_lang
 from grader.render.text import cell_problems, clean
-from grader.results import CheckResult, ExerciseResult, RunResult
+from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionResult, Ungraded
 
 TEXT = "text"
 VISIBLE = "visible"
@@ -21,21 +22,21 @@ VISIBLE = "visible"
 STDOUT_VISIBILITY = "hidden"
 
 
-def results(run: RunResult | None, problem: Msg | None, lang: str) -> dict[str, Any]:
+def results(outcome: SubmissionResult, lang: str) -> dict[str, Any]:
     """results.json for a graded run, or, when the submission could not be graded, a zero score
-    whose output says why (`problem`) and what to do, so the student never faces a bare error."""
-    if run is not None:
-        return _graded(run, problem, lang)
-    if problem is None:
+    whose output says why and what to do, so the student never faces a bare error."""
+    if isinstance(outcome, Ungraded):
+        return _ungradable(outcome.problem, lang)
+    if not isinstance(outcome, RunResult):
         raise ValueError("results() needs a run or the problem that prevented one")
-    return _ungradable(problem, lang)
+    return _graded(outcome, lang)
 
 
-def _graded(run: RunResult, problem: Msg | None, lang: str) -> dict[str, Any]:
+def _graded(run: RunResult, lang: str) -> dict[str, Any]:
     return {
         "score": run.score,
         "execution_time": round(run.duration_s),  # the spec's example is whole seconds
-        "output": _summary(run, problem, lang),
+        "output": _summary(run, lang),
         "output_format": TEXT,
         "visibility": VISIBLE,
         "stdout_visibility": STDOUT_VISIBILITY,
@@ -74,7 +75,7 @@ def _test(exercise: ExerciseResult, number: int, check: CheckResult, lang: str) 
         "max_score": check.max_score,
         **({} if check.status == "skipped" else {"status": status}),
         "name": catalogue.text("gradescope.test_name", lang, exercise=exercise.id,
-                               title=clean(_in(check.titles, check.title, lang))),
+                               title=clean(in_lang(check.titles, check.title, lang))),
         "name_format": TEXT,
         "number": f"{exercise.id}.{number}",
         "output": _check_output(check, lang),
@@ -85,18 +86,16 @@ def _test(exercise: ExerciseResult, number: int, check: CheckResult, lang: str) 
 
 
 def _check_output(check: CheckResult, lang: str) -> str:
-    message = clean(_in(check.messages, check.message, lang))
+    message = clean(in_lang(check.messages, check.message, lang))
     if check.status == "skipped":
         return catalogue.text("gradescope.skipped", lang, message=message)
     return message
 
 
-def _summary(run: RunResult, problem: Msg | None, lang: str) -> str:
+def _summary(run: RunResult, lang: str) -> str:
     """The submission-wide output: the total and how to reproduce it, then anything the student
     must act on (a grader fault, cells that did not run)."""
     lines = []
-    if problem is not None:
-        lines.append(clean(catalogue.text(problem.key, lang, **problem.args)))
     lines.append(catalogue.text("gradescope.summary", lang, score=run.score, max=run.max_score,
                                 seed=run.seed, version=run.grader_version))
     if run.submission.files:
@@ -113,8 +112,3 @@ def _summary(run: RunResult, problem: Msg | None, lang: str) -> str:
         lines.append(catalogue.text("gradescope.cells", lang))
         lines += ["  " + clean(problem) for problem in broken]
     return "\n".join(lines)
-
-
-def _in(texts: dict[str, str], fallback: str, lang: str) -> str:
-    """A title or message in `lang`, from a result that may predate the every-language fields."""
-    return texts.get(lang) or fallback

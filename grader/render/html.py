@@ -14,8 +14,9 @@ from typing import Any, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from grader import catalogue, shares
-from grader.catalogue import Msg
+from grader.judge import budget
+from grader.messages import catalogue
+from grader.messages.catalogue import Msg
 from grader.render import figures, source
 from grader.render.text import clean, left_out, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, where
@@ -29,7 +30,7 @@ def render(run: RunResult) -> str:
 
 
 def fragment(run: RunResult) -> str:
-    """The result under a notebook cell (grader.jupyter): the run's language only, its anchors its own,
+    """The result under a notebook cell (grader.integrations.jupyter): the run's language only, its anchors its own,
     since a notebook may show several results on one page, and first the self-check banner when the
     kernel's own judge graded it."""
     return ENV.get_template("inline.html.j2").render(
@@ -116,6 +117,6 @@ ENV.globals.update(
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     frames_of=frames_of, book_reference=source.book_reference,
-    time_shares=shares.summary,
+    time_shares=budget.summary,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from grader import catalogue
+from grader.messages import catalogue
+from grader.messages.catalogue import in_lang
 from grader.render.text import cell_problems, clean
 from grader.results import CheckResult, ExerciseResult, RunResult
 
@@ -59,7 +60,7 @@ def _counts(exercises: tuple[ExerciseResult, ...], name: str) -> dict[str, str]:
 
 def _suite(run: RunResult, exercise: ExerciseResult, lang: str) -> ET.Element:
     name = catalogue.text("ci.suite_name", lang, exercise=exercise.id,
-                          title=_in(exercise.titles, exercise.title, lang))
+                          title=in_lang(exercise.titles, exercise.title, lang))
     suite = ET.Element("testsuite", _counts((exercise,), name))
     suite.set("time", _seconds(exercise.duration_s))
     suite.set("timestamp", xml_text(run.started_at))
@@ -78,11 +79,11 @@ def _case(exercise: ExerciseResult, check: CheckResult, broken: list[str], lang:
     case = ET.Element("testcase", {
         "classname": xml_text(f"grader.{exercise.id}"),
         "name": xml_text(catalogue.text("ci.case_name", lang, check=check.id,
-                                        title=_in(check.titles, check.title, lang))),
+                                        title=in_lang(check.titles, check.title, lang))),
         "time": _seconds(check.duration_s),
     })
     points = catalogue.text("ci.points", lang, score=check.score, max=check.max_score)
-    message = xml_text(_in(check.messages, check.message, lang))
+    message = xml_text(in_lang(check.messages, check.message, lang))
     if check.status == "passed":
         ET.SubElement(case, "system-out").text = points
     elif check.status == "skipped":
@@ -118,8 +119,3 @@ def _broken_cells(run: RunResult, lang: str) -> list[str]:
 
 def _seconds(value: float) -> str:
     return f"{value:.3f}"
-
-
-def _in(texts: dict[str, str], fallback: str, lang: str) -> str:
-    """A title or message in `lang`, from a result that may predate the every-language fields."""
-    return texts.get(lang) or fallback

@@ -18,7 +18,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from grader.gradebook import Entry, page_name
+from grader.classes.gradebook import Entry, page_name
 from grader.render.text import csv_cell
 from grader.results import CheckResult
 
@@ -26,13 +26,13 @@ OTHER = "other"  # the mistake column of an unnamed failure in the spreadsheet
 
 
 @dataclass(frozen=True)
-class Student:
+class AffectedStudent:
     name: str
     href: str  # the check on the student's page
 
 
 @dataclass(frozen=True)
-class Check:
+class MistakeCheck:
     id: str
     title: str
     titles: dict[str, str]  # every language
@@ -45,9 +45,9 @@ class Mistake:
 
     key: str  # the message key naming it; "" for a check's unnamed failures
     exercise: str
-    checks: list[Check]  # the checks that reported it, in the order the page shows them
+    checks: list[MistakeCheck]  # the checks that reported it, in the order the page shows them
     example: dict[str, str]  # the message the first of its students got, in every language
-    students: list[Student] = field(default_factory=list)  # each once, linked to the first check that said so
+    students: list[AffectedStudent] = field(default_factory=list)  # each once, linked to the first check that said so
 
     @property
     def count(self) -> int:
@@ -84,9 +84,9 @@ def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
                 mistake = found.setdefault(group, Mistake(key, exercise.id, [], check.messages))
                 order.setdefault(group, (n, m))
                 if check.id not in (c.id for c in mistake.checks):
-                    mistake.checks.append(Check(check.id, check.title, check.titles))
+                    mistake.checks.append(MistakeCheck(check.id, check.title, check.titles))
                 if not mistake.students or mistake.students[-1].name != entry.student:
-                    mistake.students.append(Student(entry.student, check_href(entry.student, exercise.id, check.id)))
+                    mistake.students.append(AffectedStudent(entry.student, check_href(entry.student, exercise.id, check.id)))
     ranked = sorted(found, key=lambda group: (-found[group].count, *order[group], found[group].key == ""))
     return [found[group] for group in ranked]
 

@@ -2,7 +2,7 @@
 
 The words are chosen not to accuse: two submissions are "unusually alike, worth a look", with the
 score and the threshold it passed, and the page shows the passages they share beside each other so
-the instructor judges. Code the class was given was never counted (grader.similarity) and is not
+the instructor judges. Code the class was given was never counted (grader.classes.similarity) and is not
 highlighted. Like the other class pages: one file, inline CSS, no script, every sentence in every
 language, every name and line of code autoescaped and cleaned.
 """
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from grader import catalogue
-from grader.atomic import write_atomic
-from grader.gradebook import page_name
+from grader.classes.gradebook import page_name
+from grader.classes.similarity import Pair
+from grader.messages import catalogue
 from grader.render import html
-from grader.similarity import Pair
+from grader.render.atomic import write_atomic
 
 FOLDER = "similar"
 
@@ -31,7 +31,7 @@ class LookAlike:
 
 
 @dataclass(frozen=True)
-class Line:
+class SharedLine:
     number: int
     text: str
     shared: bool
@@ -46,8 +46,8 @@ def percent(value: float) -> str:
     return f"{round(100 * value)}%"
 
 
-def side(code: str, shared: frozenset[int]) -> list[Line]:
-    return [Line(n, text, n in shared) for n, text in enumerate(code.splitlines(), start=1)]
+def side(code: str, shared: frozenset[int]) -> list[SharedLine]:
+    return [SharedLine(n, text, n in shared) for n, text in enumerate(code.splitlines(), start=1)]
 
 
 def pair_html(pair: Pair, codes: Mapping[str, str], threshold: float, lang: str) -> str:

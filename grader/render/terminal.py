@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from grader import catalogue
+from grader.messages import catalogue
 from grader.render.text import STATUS_ICONS, cell_problems, left_out, one_line, self_check
 from grader.results import RunResult
 

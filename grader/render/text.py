@@ -10,8 +10,8 @@ import re
 import shlex
 from typing import Any
 
-from grader import cascade, catalogue
-from grader.results import CellRecord, RunResult, stopped_because, where
+from grader.messages import catalogue
+from grader.results import CellRecord, RunResult, cascade, stopped_because, where
 
 # The status of a check as a glyph, shown beside its word in every renderer (never colour alone).
 STATUS_ICONS = {"passed": "✓", "failed": "✗", "error": "!", "skipped": "–"}

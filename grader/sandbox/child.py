@@ -150,6 +150,7 @@ class Child:
         module: nn.Module = self.objects[ref]
         with torch.no_grad():
             for name, value in tensors.items():
+                target: torch.Tensor
                 try:
                     target = module.get_parameter(name)
                 except AttributeError:
@@ -159,7 +160,7 @@ class Child:
 
     def state(self, ref: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
         module: nn.Module = self.objects[ref]
-        found = dict(module.named_parameters())
+        found: dict[str, torch.Tensor] = dict(module.named_parameters())
         found.update(module.named_buffers())
         for item in inventory.plain_tensors(module):
             owner, _, attr = item["name"].rpartition(".")

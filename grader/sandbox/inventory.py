@@ -24,7 +24,7 @@ def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
             "kind": "class",
             "class": obj.__name__,
             "is_module": issubclass(obj, nn.Module),
-            "params": _parameter_names(obj.__init__),
+            "params": _parameter_names(obj.__init__),  # type: ignore[misc]  # the class's own, read not called
             "defined_here": _defined_in(obj, own_files),
         }
     if inspect.isfunction(obj):

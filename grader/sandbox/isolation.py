@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from grader.sandbox.confine import _libc, _prctl, die_with_parent
-from grader.scratch import ENTRIES, READ_ONLY, usage, walk
+from grader.sandbox.folders import ENTRIES, READ_ONLY, usage, walk
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -238,11 +238,11 @@ def _own_uid(pid: int, readable: tuple[str, ...]) -> int | None:
 def become(uid: int, scratch: str) -> None:
     """Drop to `uid` (its own group, no others), owning only the scratch folder: no capability is left in
     any namespace, so file permissions and RLIMIT_NPROC hold as for any user. A file the judge copied
-    read-only (grader.scratch.READ_ONLY: the files beside a single submission) stays root's, so the
+    read-only (grader.sandbox.folders.READ_ONLY: the files beside a single submission) stays root's, so the
     submission can read it but neither write it nor make it writable. Dumpable again afterwards, and dying
     with its parent again (a uid change clears both), so the submission can read its own /proc/self and
     ends when the judge, its zygote or its waiting parent is killed. The folder is walked as the judge walks
-    it (grader.scratch.walk): what an earlier child left there, however deep, cannot stop a replay."""
+    it (grader.sandbox.folders.walk): what an earlier child left there, however deep, cannot stop a replay."""
     os.chown(scratch, uid, uid)
     for folder, name, info, _ in walk(scratch):
         if stat.S_IMODE(info.st_mode) != READ_ONLY:

@@ -26,7 +26,7 @@ class Limits:
     open_files: int = 256
     processes: int = 512
     # What the scratch folder may hold beyond the files copied into it (a tmpfs of that size where the
-    # child has a mount namespace, else the judge's watch; see isolation.py and grader/scratch.py).
+    # child has a mount namespace, else the judge's watch; see isolation.py and grader/judge/scratch.py).
     disk_bytes: int = 256 * 1024**2
 
     def to_json(self) -> dict[str, int]:

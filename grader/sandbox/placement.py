@@ -46,11 +46,11 @@ _MODULE_STATE = frozenset(vars(nn.Module()))  # nn.Module's own bookkeeping, reg
 class StandIn(torch.Tensor):
     """A tensor on the stand-in device: it reports `meta` and holds its real CPU data in `inner`."""
 
-    inner: torch.Tensor
+    inner: torch.Tensor  # type: ignore[assignment]  # TensorBase declares a method of that name
 
     @staticmethod
     def __new__(cls, inner: torch.Tensor) -> StandIn:
-        return torch.Tensor._make_wrapper_subclass(  # type: ignore[attr-defined,no-any-return]
+        return torch.Tensor._make_wrapper_subclass(
             cls, inner.size(), strides=inner.stride(), storage_offset=inner.storage_offset(),
             dtype=inner.dtype, device=STAND_IN, requires_grad=inner.requires_grad)
 
@@ -58,7 +58,7 @@ class StandIn(torch.Tensor):
         self.inner = inner
 
     @classmethod
-    def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:  # type: ignore[override]
         raise RuntimeError("a stand-in tensor is only usable inside the probe's forward")
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SOLUTION, check
-from grader.gradebook import page_name
-from grader.roster import RosterError, collect
+from grader.classes.gradebook import page_name
+from grader.classes.roster import RosterError, collect
 
 from .test_hostile import Hostile, after, hostile, no_grader_errors  # noqa: F401
 

@@ -25,9 +25,9 @@ from jupyter_client.manager import start_new_kernel
 
 import processes
 from conftest import CORPUS, SOLUTION, select, statuses
-from grader.judge import grade
-from grader.launcher import ZygoteLauncher
-from grader.roster import collect
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
+from grader.classes.roster import collect
 from grader.sandbox.limits import Limits
 from helpers import GRADE, attack, cell, clean_env
 

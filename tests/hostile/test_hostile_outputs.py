@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from conftest import SOLUTION
-from grader.gradebook import Entry, Gradebook
+from grader.classes.gradebook import Entry, Gradebook
 from grader.render import classbook, github, gradescope, html, junit, terminal
 from grader.results import RunResult, from_json, to_json
 
@@ -135,7 +135,7 @@ def test_control_characters_from_a_submission_reach_no_output_raw(hostile: Hosti
         "junit": junit.junit_xml(run, "en"),
         "annotations": "\n".join(github.annotations(run, "en")),
         "step summary": github.step_summary(run, 100, True, "en"),
-        "gradescope": json.dumps(gradescope.results(run, None, "en"), ensure_ascii=False),
+        "gradescope": json.dumps(gradescope.results(run, "en"), ensure_ascii=False),
     }
     # and through the command line, from a file whose very name holds them
     evil = tmp_path / "cli" / "ev\x1b]0;pwned\x07il\u202e\x9b.py"

@@ -5,7 +5,7 @@ judge's probes with values of the wrong type or shape.
   (by name, or by what each weight does), or an output that is the same whatever the input. "Skipped"
   is only for missing hardware, so a class that computes nothing scores 0 (attacks/zero_work.py), while
   an honest class whose weights have unusual names still gets full marks (corpus/mask_ok_unnamed_weights.py).
-* Every answer from the child is held to the protocol's schema (grader/protocol.py) before a check reads
+* Every answer from the child is held to the protocol's schema (grader/judge/protocol.py) before a check reads
   it, and the judge's own evidence code survives any output a forward may return: an ill-typed answer is
   the submission's failure (exit 1), never a grader error (exit 2), and the answers beside it keep their
   points.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS, ROOT, check, statuses
-from grader import protocol
+from grader.judge import protocol
 from grader.results import RunResult
 from helpers import accelerator, no_traceback
 from helpers import grade as run_cli

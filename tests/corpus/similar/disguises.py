@@ -16,7 +16,7 @@ from typing import Callable
 
 import nbformat
 
-from grader.loading import statement_starts
+from grader.load.submission import statement_starts
 
 HONEST = Path(__file__).resolve().parent / "honest"
 ROOT = Path(__file__).resolve().parents[3]

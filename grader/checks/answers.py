@@ -1,0 +1,66 @@
+"""Finding a submission's answers: its classes, functions and instances, by what the child's inventory
+lists, and the evidence of where the student bound each, so a page can quote that cell."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+from grader.checks.exercise import NotFound, Outcome
+from grader.judge import near_miss
+from grader.judge.client import SandboxClient
+from grader.judge.probes import Obj
+
+
+def classes(sb: SandboxClient, name: str) -> list[Obj]:
+    found = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+    if not found:
+        near_miss.missed(name)
+    return found
+
+
+def the_class(sb: SandboxClient, name: str) -> Obj:
+    """The submission's own class of that name (the last definition wins, as in the notebook)."""
+    found = classes(sb, name)
+    if not found:
+        raise NotFound("not_found.class", name=name)
+    return found[-1]
+
+
+def function(sb: SandboxClient, name: str) -> Obj | None:
+    found = [o for o in sb.inventory() if o.kind == "function" and o.cls == name]
+    if not found:
+        near_miss.missed(name)
+    return found[-1] if found else None
+
+
+def found_in(obj: Obj) -> dict[str, Any]:
+    """Evidence of where the submission bound obj (last name, cell), so the page can quote that cell.
+
+    Bindings come from the child, so only a well-formed one is kept; {} when there is none (an
+    object the judge built itself).
+    """
+    last = obj.bindings[-1] if obj.bindings else {}
+    if type(last.get("cell")) is not int or not isinstance(last.get("name"), str):
+        return {}
+    return {"object": {"name": last["name"][:200], "cell": last["cell"]}}
+
+
+def with_object(outcome: Outcome, obj: Obj) -> Outcome:
+    """The outcome with evidence["object"] naming where obj was found (kept if already set)."""
+    return replace(outcome, evidence={**found_in(obj), **outcome.evidence})
+
+
+def instances(sb: SandboxClient, class_names: Iterable[str]) -> list[Obj]:
+    wanted = set(class_names)
+    return [o for o in sb.inventory() if o.kind == "module" and o.cls in wanted]
+
+
+def trainable_count(info: dict[str, Any]) -> int:
+    total = 0
+    for p in info.get("parameters", []):
+        if p.get("requires_grad"):
+            count = 1
+            for d in p["shape"]:
+                count *= d
+            total += count
+    return total

@@ -1,0 +1,224 @@
+"""The class gradebook: one SQLite file in the output folder, written the moment each result is final.
+
+Why SQLite in WAL mode: each commit survives the grading process being killed (even with -9), a reader
+(an export while a batch runs) never blocks the writer, and the file is one thing an instructor can copy,
+merge or query. Rows are never updated or deleted: a regrade adds a row, so the history of a changed
+submission stays, and "the" result of a student is the latest row for their exercise set.
+
+Beside the results it keeps the code of each submission it graded (grader.classes.similarity.code_of), by
+sha256, so that `grade similar` compares the whole class after `grade merge`, on no machine that
+still holds the submissions.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from grader.messages.catalogue import Msg
+from grader.messages.errors import Unwritable
+from grader.render.text import json_text
+from grader.results import RunResult, SubmissionResult, SubmissionStatus, Ungraded, from_json, to_json
+
+FILENAME = "gradebook.sqlite"
+# A grader error is not final: the next run grades that submission again.
+FINAL = ("graded", "ungradable")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    student TEXT NOT NULL,
+    exercise_set TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    grader_version TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('graded', 'ungradable', 'error')),
+    score REAL NOT NULL,
+    max_score REAL NOT NULL,
+    files TEXT NOT NULL,
+    graded_at TEXT NOT NULL,
+    result TEXT,
+    problem TEXT
+);
+CREATE INDEX IF NOT EXISTS results_by_student ON results (student, exercise_set, id);
+CREATE TABLE IF NOT EXISTS code (
+    sha256 TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+);
+"""
+_COLUMNS = ("uid", "student", "exercise_set", "sha256", "grader_version", "status", "score", "max_score",
+            "files", "graded_at", "result", "problem")
+
+
+class GradebookError(Unwritable):
+    """The gradebook cannot be opened or written (not a gradebook, a locked or read-only file)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's result for one exercise set: a graded run, or why there is none."""
+
+    student: str
+    exercise_set: str
+    sha256: str
+    grader_version: str
+    status: SubmissionStatus
+    files: tuple[str, ...]
+    run: RunResult | None = None
+    problem: Msg | None = None  # ungradable or error: the catalogue message that says why
+    graded_at: str = ""
+    uid: str = ""
+
+    @property
+    def outcome(self) -> SubmissionResult:
+        """The entry as the one result model has it: its run, or why it has none."""
+        if self.run is not None:
+            return self.run
+        return Ungraded("error" if self.status == "error" else "ungradable", self.problem or Msg("batch.grader_error"))
+
+    @property
+    def score(self) -> float:
+        return self.run.score if self.run else 0.0
+
+    @property
+    def max_score(self) -> float:
+        return self.run.max_score if self.run else 0.0
+
+
+def page_name(student: str) -> str:
+    """The student's feedback page inside the output folder: a safe file name, unique per student."""
+    slug = re.sub(r"[^\w.-]+", "_", student).strip("._")[:80] or "student"
+    if slug != student:  # two names that slug alike ("a b", "a_b") keep apart
+        slug += "-" + uuid.uuid5(uuid.NAMESPACE_URL, student).hex[:8]
+    return f"pages/{slug}.html"
+
+
+class Gradebook:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit outlives a killed process
+            self.db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise GradebookError(f"{path}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Gradebook:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def record(self, entry: Entry) -> Entry:
+        """Commit one final result; returns it with its id in the book and the time it was recorded."""
+        stamped = Entry(**{**entry.__dict__, "uid": entry.uid or uuid.uuid4().hex,
+                           "graded_at": entry.graded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        self._insert([_row(stamped)])
+        return stamped
+
+    def done(self, student: str, exercise_set: str, sha256: str, grader_version: str) -> bool:
+        """Whether this exact submission already has a final result from this grader version."""
+        row = self.db.execute(
+            "SELECT sha256, grader_version, status FROM results WHERE student = ? AND exercise_set = ? "
+            "ORDER BY id DESC LIMIT 1", (student, exercise_set)).fetchone()
+        return row is not None and tuple(row)[:2] == (sha256, grader_version) and row[2] in FINAL
+
+    def latest(self, exercise_set: str | None = None) -> list[Entry]:
+        """Each student's current result (the latest row) for each exercise set, ordered by student."""
+        where = "WHERE exercise_set = ?" if exercise_set is not None else ""
+        args = (exercise_set,) if exercise_set is not None else ()
+        rows = self.db.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM results WHERE id IN "
+            f"(SELECT MAX(id) FROM results {where} GROUP BY student, exercise_set) "
+            "ORDER BY student, exercise_set", args)
+        return [_entry(row) for row in rows]
+
+    def history(self, student: str) -> list[Entry]:
+        rows = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM results WHERE student = ? ORDER BY id",
+                               (student,))
+        return [_entry(row) for row in rows]
+
+    def merge(self, other: Path) -> int:
+        """Add every row of another gradebook (a shard's) that this one lacks, in the order it was
+        graded, and the code it kept; merging the same shard twice adds nothing. Returns how many
+        result rows were added."""
+        try:
+            source = sqlite3.connect(f"file:{other}?mode=ro", uri=True)
+            rows = source.execute(f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY graded_at, id").fetchall()
+            has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
+            code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
+            source.close()
+        except sqlite3.Error as exc:
+            raise GradebookError(f"{other}: {exc}") from None
+        before = self._count()
+        self._insert(rows)
+        self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", code)
+        return self._count() - before
+
+    def lacks_code(self, sha256: str) -> bool:
+        return self.db.execute("SELECT 1 FROM code WHERE sha256 = ?", (sha256,)).fetchone() is None
+
+    def keep_code(self, sha256: str, text: str) -> None:
+        """Keep the code of a submission, known by its sha256, for `grade similar`."""
+        self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", [(sha256, text)])
+
+    def code(self, sha256s: Iterable[str]) -> dict[str, str]:
+        """The code kept of each of these submissions (those it has)."""
+        wanted = list(dict.fromkeys(sha256s))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):  # SQLite's limit on the arguments of one statement
+            chunk = wanted[start:start + 500]
+            found.update(self.db.execute(f"SELECT sha256, text FROM code WHERE sha256 IN ({', '.join('?' * len(chunk))})",
+                                         chunk).fetchall())
+        return found
+
+    def _count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("?" * len(_COLUMNS))
+        self._write(f"INSERT OR IGNORE INTO results ({', '.join(_COLUMNS)}) VALUES ({marks})", rows)
+
+    def _write(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany(statement, rows)
+        except sqlite3.Error as exc:
+            raise GradebookError(f"{self.path}: {exc}") from None
+
+
+def _row(entry: Entry) -> tuple[Any, ...]:
+    return (
+        entry.uid, entry.student, entry.exercise_set, entry.sha256, entry.grader_version, entry.status,
+        entry.score, entry.max_score, json_text(list(entry.files)), entry.graded_at,
+        json_text(to_json(entry.run)) if entry.run else None,
+        json_text({"key": entry.problem.key, "args": entry.problem.args}) if entry.problem else None,
+    )
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    values = dict(zip(_COLUMNS, row))
+    problem = json.loads(values["problem"]) if values["problem"] else None
+    return Entry(
+        student=values["student"],
+        exercise_set=values["exercise_set"],
+        sha256=values["sha256"],
+        grader_version=values["grader_version"],
+        status=values["status"],
+        files=tuple(json.loads(values["files"])),
+        run=from_json(json.loads(values["result"])) if values["result"] else None,
+        problem=Msg(problem["key"], problem["args"]) if problem else None,
+        graded_at=values["graded_at"],
+        uid=values["uid"],
+    )
+

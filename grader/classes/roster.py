@@ -1,0 +1,344 @@
+"""Who handed in what: turn the SOURCE arguments of `grade batch` into students and their files.
+
+An LMS download is a folder or a zip holding per-student folders, per-student zips, or flat files
+whose names carry the student. Nothing here runs or parses a submission; it reads names and unpacks
+zips. A zip comes from students, so it is distrusted like their code: no entry may land outside the
+folder it is unpacked into, links are never created or followed, and the size is capped twice (what
+the zip declares, then what it actually yields) so a lying header cannot fill the disk. A file handed in
+that is a second name of a file elsewhere (a hard link, as an instructor's `tar x` makes of a link entry),
+or that its folder's owner may not read, is left out: a root-run grader reads anything, its sandboxes
+get only what the student could have given them.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from grader.classes.gradebook import page_name
+from grader.classes.zips import RosterError as RosterError
+from grader.classes.zips import Skipped as Skipped
+from grader.classes.zips import extract
+from grader.judge.scratch import handed_over
+from grader.load.submission import GRADED_SUFFIXES
+from grader.messages.catalogue import Msg
+
+# A class's download fits well within these; a zip beyond them is refused rather than unpacked.
+MAX_READ = 1 << 20  # of each code file, for the modules it imports (a learner imports at the top)
+
+# Clutter that editors, macOS and Jupyter leave beside the work (hidden names are ignored too).
+IGNORED_NAMES = {"__MACOSX", "__pycache__", ".ipynb_checkpoints"}
+
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*", re.ASCII)
+# What zipfile and zlib raise on a damaged archive or an entry they cannot decompress.
+
+
+@dataclass(frozen=True)
+class Student:
+    name: str
+    files: tuple[Path, ...]  # every file handed in, sorted by file name (support files included)
+
+
+def collect(
+    sources: Sequence[Path], workdir: Path, pattern: str | None = None
+) -> tuple[list[Student], list[Skipped]]:
+    """Students sorted by name, and what was left out; zips are unpacked under `workdir` (the caller's)."""
+    roster = _Roster(workdir, _compile(pattern))
+    for source in sources:
+        roster.add_source(source)
+    return roster.students(), roster.skipped
+
+
+def submission_files(folder: Path) -> tuple[Path, ...]:
+    """One student's folder (Gradescope's /autograder/submission), read as `collect` reads a student's
+    folder, so a submission grades the same on Gradescope as in a batch; empty when there is nothing."""
+    roster = _Roster(workdir=folder, pattern=None)
+    roster.hand_in(folder.name, roster.walk(folder), folder)
+    return next((student.files for student in roster.students()), ())
+
+
+def parse_shard(spec: str) -> tuple[int, int]:
+    """`K/N` -> (K, N): this machine grades the K-th of N shards of the class."""
+    match = _SHARD.fullmatch(spec)
+    if match:
+        k, n = int(match[1]), int(match[2])
+        if 1 <= k <= n:
+            return k, n
+    raise RosterError("roster.bad_shard", spec=spec)
+
+
+def in_shard(student: str, shard: tuple[int, int]) -> bool:
+    """A hash rather than a position in the roster, so a student stays in the same shard on every machine
+    even when the machines' downloads differ by a late submission."""
+    k, n = shard
+    return int(hashlib.sha256(student.encode()).hexdigest(), 16) % n == k - 1
+
+
+@dataclass
+class _Roster:
+    """The students found so far, each with their files by file name (first one wins), and the skips."""
+
+    workdir: Path
+    pattern: re.Pattern[str] | None
+    skipped: list[Skipped] = field(default_factory=list)
+    handed_in: dict[str, dict[str, Path]] = field(default_factory=dict)
+    # ("name", likeness) and ("page", feedback page) -> (the name as first spelled, its hand-in)
+    spellings: dict[tuple[str, str], tuple[str, Path]] = field(default_factory=dict)
+    unpacked: dict[Path, str] = field(default_factory=dict)  # folder a zip went into -> how to show the zip
+
+    def add_source(self, source: Path) -> None:
+        if not source.exists():
+            raise RosterError("roster.missing", path=str(source))
+        if source.is_dir():
+            self.add_folder(source, source.resolve().name)
+        elif _is_zip(source):
+            self.add_folder(self.unpack(source), source.stem)
+        elif source.suffix in GRADED_SUFFIXES or self.pattern:
+            self.add_entry(source)
+        else:
+            raise RosterError("roster.bad_source", path=str(source))
+
+    def add_folder(self, folder: Path, name: str) -> None:
+        """Each entry is one student's; a folder that only wraps another (as many zips do) is looked through,
+        and one whose code files use one another is one student's work, named `name` (_one_students_work)."""
+        entries = _source_listing(folder)
+        if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+            folder, name = entries[0], entries[0].name
+            entries = _source_listing(folder)
+        if self.pattern is None and _one_students_work(entries):
+            self.hand_in(name, self.walk(folder), folder)
+            return
+        for entry in entries:
+            self.add_entry(entry)
+
+    def add_entry(self, entry: Path) -> None:
+        """A top-level file, folder or zip: one student's work, or part of it under --student-pattern."""
+        spelled = self.spelled_name(entry)
+        if entry.is_symlink():
+            self.skip(entry, "roster.symlink")
+        elif not entry.is_dir() and not (entry.is_file() and (self.pattern or _is_submission_file(entry))):
+            self.skip(entry, "roster.not_submission")
+        elif not _tidy(spelled):
+            self.skip(entry, "roster.no_match", pattern=self.pattern.pattern if self.pattern else "")
+        elif entry.is_dir():
+            self.hand_in(spelled, self.walk(entry), entry)
+        elif _is_zip(entry):
+            self.hand_in(spelled, self.unpack_student_zip(entry), entry)
+        else:
+            self.hand_in(spelled, [entry], entry)
+
+    def spelled_name(self, entry: Path) -> str:
+        """The folder's name or the file's stem, or what --student-pattern picks out of the name, as spelled."""
+        if self.pattern is None:
+            return entry.name if entry.is_dir() else entry.stem
+        match = self.pattern.search(entry.name)
+        return (_student_group(match) or "") if match else ""
+
+    def student(self, spelled: str, entry: Path) -> str:
+        """Whose work `entry` is: hand-ins spelled alike are one student's (a folder in two downloads,
+        `ann.py` beside `ann.ipynb`, what a pattern groups). Two spelled apart but alike to a reader
+        (`zz .py` and `zz.py`, an accent composed or not, `Ann` and `ann`), or sharing a feedback page,
+        would be two students under one name; grading them as one would share a scratch folder and a
+        process, so the run stops and names both."""
+        student = _tidy(spelled)
+        for key in (("name", _likeness(spelled)), ("page", page_name(student).casefold())):
+            first, where = self.spellings.setdefault(key, (spelled, entry))
+            if first != spelled:
+                raise RosterError("roster.ambiguous", first=repr(self.shown(where)), second=repr(self.shown(entry)),
+                                  one=repr(_tidy(first)), other=repr(student))
+        return student
+
+    def walk(self, folder: Path) -> list[Path]:
+        """Every regular file under `folder`, in path order; a stack, not recursion, as zips nest deep."""
+        files: list[Path] = []
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            try:
+                entries = _listing(current)
+            except OSError as exc:
+                self.skip(current, "roster.unreadable", error=exc.strerror or str(exc))
+                continue
+            for entry in entries:
+                if entry.is_symlink():
+                    self.skip(entry, "roster.symlink")
+                elif entry.is_dir():
+                    pending.append(entry)
+                elif entry.is_file():
+                    files.append(entry)
+        return sorted(files)
+
+    def unpack(self, archive: Path) -> Path:
+        """Unpack a zip into a fresh folder of the workdir; RosterError when it cannot be done safely."""
+        shown = self.shown(archive)
+        folder = Path(tempfile.mkdtemp(prefix="zip-", dir=self.workdir))
+        try:
+            self.skipped.extend(extract(archive, folder, shown))
+        except RosterError:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        self.unpacked[folder] = shown
+        return folder
+
+    def unpack_student_zip(self, archive: Path) -> list[Path]:
+        """One student's damaged or oversized zip is their problem, not the class's: skip it, grade the rest."""
+        try:
+            return self.walk(self.unpack(archive))
+        except RosterError as exc:
+            self.skipped.append(Skipped(self.shown(archive), Msg(exc.key, exc.args_)))
+            return []
+
+    def hand_in(self, spelled: str, files: list[Path], entry: Path) -> None:
+        """Files are copied side by side for grading, so a student can hold only one file of each name."""
+        if not files:
+            return
+        student = self.student(spelled, entry)
+        by_name = self.handed_in.setdefault(student, {})
+        for path in files:
+            if not _theirs(path):
+                self.skip(path, "roster.not_theirs")
+                continue
+            kept = by_name.setdefault(path.name, path)
+            if kept != path:
+                self.skip(path, "roster.duplicate", student=student, kept=self.shown(kept))
+
+    def students(self) -> list[Student]:
+        return [
+            Student(name, tuple(sorted(files.values(), key=lambda p: p.name)))
+            for name, files in sorted(self.handed_in.items())
+        ]
+
+    def skip(self, path: Path, key: str, **args: str) -> None:
+        shown = self.shown(path)
+        self.skipped.append(Skipped(shown, Msg(key, {"path": shown, **args})))
+
+    def shown(self, path: Path) -> str:
+        """A path as the instructor knows it: inside an unpacked zip it is `the.zip:entry`, not a temp path."""
+        for folder, archive in self.unpacked.items():
+            if path.is_relative_to(folder):
+                return f"{archive}:{path.relative_to(folder).as_posix()}"
+        return str(path)
+
+
+def _compile(pattern: str | None) -> re.Pattern[str] | None:
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise RosterError("roster.bad_pattern", pattern=pattern, error=str(exc)) from None
+
+
+def _tidy(name: str) -> str:
+    """A student's name as the gradebook keeps it: without spaces at the ends, accents composed (macOS
+    zips spell them decomposed)."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
+def _likeness(name: str) -> str:
+    """What a reader makes of a name: letter case, Unicode form, spaces and invisible characters aside."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(c for c in folded if not c.isspace() and not unicodedata.category(c).startswith("C"))
+
+
+def _student_group(match: re.Match[str]) -> str | None:
+    """The group named `student`, else the first group, else the whole match."""
+    if "student" in match.re.groupindex:
+        return match["student"]
+    return match[1] if match.re.groups else match[0]
+
+
+def _listing(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if not _ignored(p.name))
+
+
+def _source_listing(folder: Path) -> list[Path]:
+    try:
+        return _listing(folder)
+    except OSError as exc:
+        raise RosterError("roster.unreadable", path=str(folder), error=exc.strerror or str(exc)) from None
+
+
+def _one_students_work(entries: list[Path]) -> bool:
+    """Whether a folder's entries are one student's work: its .py and .ipynb files all hang together
+    through imports of one another's modules (a notebook and the `attention.py` it imports), and nothing
+    else in it is a submission (no zip, no folder holding code). Students do not import each other's
+    files, so a class's folder keeps one student per file (even where two files of one student do).
+    The files are read as text for module names; nothing is run."""
+    graded = [e for e in entries if e.is_file() and not e.is_symlink() and e.suffix in GRADED_SUFFIXES]
+    others = [e for e in entries if e not in graded and not e.is_symlink()]
+    if any(_is_zip(e) or (e.is_dir() and _holds_code(e)) for e in others):
+        return False
+    modules = {p.stem for p in graded if p.suffix == ".py" and p.stem.isidentifier()} - sys.stdlib_module_names
+    stems = {p.stem for p in graded}
+    if len(stems) < 2 or not modules:
+        return False
+    importing = re.compile(r"\b(?:from|import)\s+(" + "|".join(map(re.escape, sorted(modules))) + r")\b")
+    uses: dict[str, set[str]] = {stem: set() for stem in stems}
+    for path in graded:
+        for module in set(importing.findall(_text(path))) - {path.stem}:
+            uses[path.stem].add(module)
+            uses[module].add(path.stem)
+    reached: set[str] = set()
+    pending = [next(iter(stems))]
+    while pending:
+        stem = pending.pop()
+        if stem not in reached:
+            reached.add(stem)
+            pending.extend(uses[stem])
+    return reached == stems
+
+
+def _holds_code(folder: Path) -> bool:
+    """Whether a .py, .ipynb or zip lies anywhere under `folder` (links not followed, clutter left out); a
+    stack, not os.walk, whose recursion a folder tree a thousand deep would exhaust."""
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                entries = [e for e in listing if not _ignored(e.name)]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif _is_submission_file(Path(entry.name)):
+                return True
+    return False
+
+
+def _text(path: Path) -> str:
+    """The start of a file as text, for the names of the modules it imports ("" when it cannot be read)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(MAX_READ).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _theirs(path: Path) -> bool:
+    """Whether a hand-in file may reach the sandbox (grader.judge.scratch.handed_over), judged against the owner
+    of the folder it lies in: an instructor's `tar x` of a class recreates a link entry as a hard link."""
+    try:
+        return handed_over(path.stat(follow_symlinks=False), path.parent.stat().st_uid)
+    except OSError:  # gone meanwhile: reading it later says so
+        return True
+
+
+def _ignored(name: str) -> bool:
+    return name.startswith(".") or name in IGNORED_NAMES
+
+
+def _is_zip(path: Path) -> bool:
+    return path.suffix.lower() == ".zip"  # Windows tools write .ZIP
+
+
+def _is_submission_file(path: Path) -> bool:
+    return path.suffix in GRADED_SUFFIXES or _is_zip(path)

@@ -1,0 +1,80 @@
+"""`grade EXERCISE SUBMISSION`: one file (with the files beside it), its page, its JSON, its summary."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from grader.cli.options import lang_option, new_grader, speak, use_color, warn
+from grader.messages import catalogue
+from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, writing
+from grader.render.text import json_text
+
+
+@click.command("exercise")
+@click.argument("exercise_id", metavar="EXERCISE")
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--json", "json_path", metavar="PATH", help="Write the JSON result here ('-' for stdout).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path), metavar="PATH",
+              help="Where to write the feedback page [default: feedback/<submission-stem>.html].")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds the whole submission may take.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Reproduce a run's hidden inputs (the seed is printed and in the JSON).")
+@lang_option("Language of the feedback [default: from the locale].")
+@click.option("--open", "open_page", is_flag=True, help="Open the feedback page in the default browser.")
+def exercise_command(exercise_id: str, submission: Path, json_path: str | None, html_path: Path | None,
+                     timeout: float, seed: int | None, lang: str | None, open_page: bool) -> int:
+    """Grade SUBMISSION (.py or .ipynb) on EXERCISE (an id, ids joined by commas, or `all`)."""
+    lang = speak(lang)
+    with new_grader() as grader:  # one file, with the files beside it, as the student ran it
+        run = grader.grade(submission, grader.select(exercise_id), seed=seed, lang=lang, timeout=timeout,
+                           beside=True)
+    page = _write_outputs(run, submission, json_path, html_path)
+    if open_page:
+        _open(page, lang)
+    if run.grader_fault:
+        return EXIT_CANNOT_GRADE
+    return EXIT_FULL if run.full_marks else EXIT_PARTIAL
+
+
+def _write_outputs(run: Any, submission: Path, json_path: str | None, html_path: Path | None) -> Path:
+    from grader.render import html, terminal
+    from grader.results import to_json
+
+    page = html_path or Path("feedback") / f"{submission.stem}.html"
+    with writing():
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html.render(run), encoding="utf-8")
+        if json_path == "-":
+            click.echo(json_text(to_json(run), indent=2))
+        elif json_path:
+            Path(json_path).write_text(json_text(to_json(run), indent=2), encoding="utf-8")
+    out = sys.stderr if json_path == "-" else sys.stdout
+    click.echo(terminal.render(run, page, color=use_color(out)), file=out)
+    return page
+
+
+def _open(page: Path, lang: str) -> None:
+    """Show the page in the default browser, after the summary: some browser commands return only
+    when the browser closes. A browser that cannot start is one line on stderr and changes nothing
+    else. Whatever the browser prints goes to stderr, so `--json - --open` keeps stdout pure JSON."""
+    import webbrowser
+
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+        try:
+            opened = webbrowser.open(page.resolve().as_uri())
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        message = "" if opened else catalogue.text("cli.no_browser", lang)
+    except Exception as exc:  # webbrowser.Error, OSError, or whatever the platform's opener raises
+        message = catalogue.text("cli.open_failed", lang, error=f"{type(exc).__name__}: {exc}")
+    if message:
+        warn(message)

@@ -1,0 +1,48 @@
+"""`grade gradescope`: grade inside Gradescope's autograder and write its results.json."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from grader.cli.options import lang_option, new_grader, speak
+from grader.messages import catalogue
+from grader.messages.errors import GraderError, writing
+from grader.render.text import json_text, one_line
+
+
+@click.command("gradescope")
+@click.option("--submission", type=click.Path(path_type=Path), default=Path("/autograder/submission"),
+              show_default=True, help="The folder Gradescope puts the student's files in.")
+@click.option("--results", type=click.Path(path_type=Path), default=Path("/autograder/results"),
+              show_default=True, help="Where results.json goes.")
+@click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
+              help="Exercise ids or sets (ch03, gpt) joined by commas, or `all`.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True,
+              help="Seconds the whole submission may take.")
+@lang_option("Language of the feedback.")
+def gradescope_command(submission: Path, results: Path, spec: str, timeout: float, lang: str | None) -> None:
+    """Grade a submission inside Gradescope's autograder and write its results.json.
+
+    Every .py and .ipynb in the submission folder is graded together. A submission that cannot be
+    graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
+    """
+    from grader.classes.roster import submission_files
+    from grader.render import gradescope
+    from grader.render.atomic import write_atomic
+    from grader.results import Ungraded
+
+    lang = speak(lang)
+    if not submission.is_dir():  # the image's setup, not the student's hand-in: no zero for them
+        raise GraderError("gradescope.no_submission_folder", path=str(submission))
+    with new_grader() as grader:
+        outcome = grader.outcome(submission_files(submission), grader.select(spec), lang=lang, timeout=timeout)
+    written = results / "results.json"
+    with writing():
+        write_atomic(written, json_text(gradescope.results(outcome, lang), indent=2))
+    if isinstance(outcome, Ungraded):
+        click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
+                                  problem=one_line(catalogue.text(outcome.problem.key, lang, **outcome.problem.args))))
+    else:
+        click.echo(catalogue.text("gradescope.written", lang, path=one_line(written), score=outcome.score,
+                                  max=outcome.max_score))

@@ -1,0 +1,79 @@
+"""What every command shares: the language it speaks, its one-line warnings, its `Grader`, the exercises.
+
+A command records the language it chose (`speak`) so that the group, which turns every GraderError
+into one line and an exit code, tells that error in the same language as the command's other output.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+import click
+
+from grader.messages import catalogue
+from grader.render.text import one_line
+
+if TYPE_CHECKING:
+    from grader.judge.grader import Grader
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def lang_option(help: str = "Language of the outputs.") -> Callable[[F], F]:
+    return click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help=help)
+
+
+def _state() -> dict[str, Any]:
+    context = click.get_current_context(silent=True)
+    root = context.find_root() if context else None
+    if root is None:
+        return {}
+    if root.obj is None:
+        root.obj = {}
+    state: dict[str, Any] = root.obj
+    return state
+
+
+def speak(lang: str | None) -> str:
+    """The language the command speaks from here on: the one asked for, else the locale's."""
+    chosen = lang or catalogue.default_lang()
+    _state()["lang"] = chosen
+    return chosen
+
+
+def spoken() -> str:
+    """The language the command chose, for a message told before or without its own choice."""
+    return str(_state().get("lang") or catalogue.default_lang())
+
+
+def exercise_folders() -> tuple[Path, ...]:
+    """The `--exercises DIR` folders given to the group (and those a CI configuration adds)."""
+    return tuple(_state().get("folders", ()))
+
+
+def add_exercise_folders(folders: tuple[Path, ...]) -> None:
+    _state()["folders"] = (*exercise_folders(), *folders)
+
+
+def new_grader() -> Grader:
+    """A Grader over the group's exercise folders. A test run hands the group its shared launcher
+    (`obj={"launcher": ...}`), which the Grader uses and leaves open."""
+    from grader.judge.grader import Grader
+
+    return Grader(exercise_folders(), launcher=_state().get("launcher"))
+
+
+def warn(message: str) -> None:
+    """One line on stderr. It may quote a file name or an error a student chose: no escape, no line
+    break and no workflow command of theirs reaches the terminal or a CI log."""
+    click.echo(f"grade: {one_line(message)}", err=True)
+
+
+def use_color(stream: Any) -> bool:
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def points(points: float, gpu: float, lang: str) -> str:
+    """An exercise's points as every output shows them: those of any machine, then what a GPU adds."""
+    return catalogue.text("points.gpu", lang, points=points, gpu=gpu) if gpu else f"{points:g}"

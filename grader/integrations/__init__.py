@@ -1,0 +1,1 @@
+"""Where the grader meets other tools: a course repository's CI configuration and Jupyter."""

@@ -1,0 +1,31 @@
+"""How a submission's time budget (`--timeout`) is shared between running its cells and checking them.
+
+A learner's script trains a model for thousands of steps before it defines what is graded after it,
+and a notebook may keep a long loop in one cell. So each cell (or statement of a .py file) has a share
+of the budget: past it, it is interrupted as Jupyter's Stop button does it and the next one runs.
+Cells run within the first LOADING of the budget, each for at most UNIT of it; once that window is
+spent, each later one still gets MIN_UNIT seconds. The checks keep the rest: a training loop never
+eats the time they need. Code that does not stop when interrupted is killed GRACE later and replayed
+without it. All scale with --timeout; docs/students.md and the feedback page state them.
+"""
+from __future__ import annotations
+
+LOADING = 0.6  # of the budget: the window in which the cells run
+UNIT = 0.3  # of the budget: the most one cell may run before it is interrupted
+MIN_UNIT = 1.0  # seconds a cell gets once the window is spent (and an interrupted cell when replayed)
+GRACE = 2.0  # seconds an interrupted cell has to stop before it is killed (or a tenth of its share)
+
+
+def cell_share(budget: float, elapsed: float) -> float:
+    """Seconds the next cell may run, `elapsed` seconds into the budget."""
+    return min(budget * UNIT, max(budget * LOADING - elapsed, MIN_UNIT))
+
+
+def kill_after(share: float) -> float:
+    """When a cell that was interrupted but did not stop is killed."""
+    return share + max(GRACE, share / 10)
+
+
+def summary(budget: float) -> dict[str, float]:
+    """The shares of a budget, for the page: the window for the cells, a cell's most, the checks' reserve."""
+    return {"cells": budget * LOADING, "cell": budget * UNIT, "checks": budget * (1 - LOADING)}

@@ -1,0 +1,382 @@
+"""The judge's handle on one submission's sandbox: probes with deadlines, and restarts after a kill.
+
+Checks talk to the submission only through `SandboxClient`. A probe that hangs, crashes the child or
+breaks the protocol kills the child's whole process group and raises; the next probe starts a
+fresh child that replays the cells (skipping any that hung or crashed), so one bad forward costs
+one check, not the exercises after it.
+"""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, TypeVar
+
+import torch
+
+from grader import wire
+from grader.judge import budget, protocol, seeds
+from grader.judge.launcher import Launcher, LaunchError
+from grader.judge.probes import (
+    AnswerTooLarge,
+    BadReturn,
+    BudgetExhausted,
+    ChildCrashed,
+    Obj,
+    ProbeTimeout,
+    ProtocolViolation,
+    StudentError,
+    clean_error,
+    describe_value,
+    show_args,
+)
+from grader.judge.scratch import Copied, Scratch
+from grader.judge.secrets import hidden_paths
+from grader.load.submission import Cell, Submission
+from grader.results import CellRecord, CellStatus
+from grader.sandbox.limits import Limits
+
+T = TypeVar("T")
+
+WITHOUT_VAR = "GRADER_SANDBOX_WITHOUT"
+OUTPUT_TAIL = 8192
+# The most a call's answer carries (tensor bytes): the output of a forward and the like. No exercise's honest
+# answer comes near it (attention weights beside a GPT-2-sized output at 1024 tokens are 96 MiB), and what
+# a judge holds per answer stays a fraction of the wire's cap, which only the lecture's data needs
+# (the variables probe) and a module's weights may (state).
+ANSWER_BYTES = 128 * 2**20
+DISK_WATCH_S = 0.1  # how often the judge measures a scratch folder that no tmpfs caps
+
+
+# Seconds one probe (a call, a forward, a look at a variable) may take before it counts as hanging; the
+# sandbox's start may take three times as long. Read when a sandbox starts, so a test can shorten it.
+PROBE_S = 10.0
+
+@dataclass
+class _Child:
+    pid: int
+    sock: socket.socket
+
+
+class SandboxClient:
+    def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
+                 limits: Limits = Limits(), probe_timeout: float | None = None, seed: int = 0,
+                 data: Sequence[Copied] = ()) -> None:
+        self.submission = submission
+        self.seed = seed  # the run's secret: the child's own RNGs start from a seed derived from it (grader.judge.seeds)
+        self.launcher = launcher
+        self.budget_s = budget_s
+        self.limits = limits
+        self.probe_timeout = PROBE_S if probe_timeout is None else probe_timeout
+        self.deadline = time.monotonic() + budget_s
+        self.scratch = Scratch((*data, *submission.files))  # the student's own copy of a data file wins
+        self.output = _output_file()
+        self.generation = 0
+        self.protections: list[str] = []
+        self.records: dict[int, CellRecord] = {}
+        self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
+        self._child: _Child | None = None
+        self._memo: dict[str, Any] = {}
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the cells once (recording each), so failures at load time are known before any check."""
+        self._ensure_child()
+
+    def close(self) -> None:
+        self._kill()
+        self.scratch.remove()
+        os.close(self.output)
+
+    def cell_records(self) -> tuple[CellRecord, ...]:
+        return tuple(self.records[c.number] for c in self.submission.cells if c.number in self.records)
+
+    def output_tail(self) -> str:
+        """The end of what the submission printed, read through the judge's own descriptor."""
+        size = os.fstat(self.output).st_size
+        return os.pread(self.output, OUTPUT_TAIL, max(0, size - OUTPUT_TAIL)).decode("utf-8", errors="replace")
+
+    def _ensure_child(self) -> _Child:
+        """A live child with every cell replayed; cells that hung or crashed one are left out."""
+        while self._child is None:
+            self._spawn()
+            for cell in self.submission.cells:
+                if not self._run_cell(cell):
+                    break
+        return self._child
+
+    def _spawn(self) -> None:
+        self._remaining("the sandbox start")
+        config = {
+            "scratch": str(self.scratch.path),
+            "submission": str(self.scratch.path / self.submission.path.name),
+            "limits": self.limits.to_json(),
+            "seed": seeds.derive(self.seed, "sandbox"),
+            "hidden": hidden_paths(),
+            # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
+            "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
+        }
+        pid, sock = self.launcher.launch(config, self.output)
+        self._child = _Child(pid, sock)
+        self.generation += 1
+        self._memo = {}
+        hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
+        # Sent by the bootstrap before any submission code runs: what it reports did take effect.
+        reported = [p for p in (hello.get("protections", []) if isinstance(hello, dict) else []) if isinstance(p, str)]
+        watch = [] if "disk-quota" in reported else ["disk-watch"]  # _watch_disk takes the tmpfs's place
+        self.protections = reported + self.launcher.protections + watch + [
+            "deadlines",
+            "process-group-kill",
+            "scratch-copy",
+            "output-capture",
+        ]
+
+    def _run_cell(self, cell: Cell) -> bool:
+        """Run one cell and record it the first time; False when it took the child down."""
+        previous = self.records.get(cell.number)
+        if previous is not None and previous.status in ("timeout", "crashed"):
+            return True
+        # A cell interrupted before runs again, in a replay, only as long as any late cell: what it built
+        # before the long part is what later cells need, and the budget pays for it once.
+        share = budget.MIN_UNIT if previous is not None and previous.status == "interrupted" else budget.cell_share(
+            self.budget_s, self.budget_s - (self.deadline - time.monotonic()))
+        args = {
+            "number": cell.number,
+            "source": cell.source,
+            "filename": cell.filename,
+            "first_line": cell.first_line,
+            "writefile": list(cell.writefile) if cell.writefile else None,
+            "share": share,
+        }
+        record = _record(cell, "ok")
+        try:
+            answer = self._exchange({"op": "run_cell", "args": args}, f"cell {cell.number}", budget.kill_after(share))
+            stopped = answer.get("interrupted") if isinstance(answer, dict) else None
+            if stopped is not None:
+                record = _record(cell, "interrupted", {**clean_error(stopped), "seconds": round(share, 1)})
+        except StudentError as exc:
+            record = _record(cell, "error", exc.detail)
+        except ProbeTimeout as exc:
+            record = _record(cell, "timeout", {"seconds": exc.detail})
+        except BudgetExhausted as exc:
+            self.records[cell.number] = _record(cell, "timeout", {"seconds": exc.detail})
+            raise
+        except (ChildCrashed, ProtocolViolation) as exc:
+            record = _record(cell, "crashed", {"how": exc.detail})
+        if previous is None or record.status in ("timeout", "crashed"):
+            self.records[cell.number] = record
+        return self._child is not None
+
+    def _kill(self, grace: float = 0.0) -> dict[str, int]:
+        """End the child's whole process group; `grace` lets a child that is already exiting finish,
+        so its own exit status is what the message reports."""
+        child, self._child = self._child, None
+        if child is None:
+            return {}
+        child.sock.close()
+        try:
+            return self.launcher.reap(child.pid, grace)
+        except LaunchError:  # the zygote itself is gone: kill the group from here
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return {}
+
+    # -- probes -------------------------------------------------------------------------------------
+    def _remaining(self, label: str) -> float:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise BudgetExhausted(label, self.budget_s)
+        return remaining
+
+    def _probe(self, op: str, label: str, timeout: float | None = None, hangs: str | None = None, *,
+               most: int = wire.MAX_PAYLOAD, **args: Any) -> Any:
+        """One request and its answer, of at most `most` tensor bytes. `hangs` names the code it runs
+        ("MultiHeadAttention.forward"): once that code has hung, later probes of it fail at once instead of
+        spending the budget again."""
+        if hangs in self.hung:
+            raise ProbeTimeout(label, self.hung[hangs])
+        self._ensure_child()
+        try:
+            return self._exchange({"op": op, "args": args}, label, timeout or self.probe_timeout, most)
+        except ProbeTimeout as exc:
+            if hangs:
+                self.hung[hangs] = exc.detail
+            raise
+
+    def _exchange(self, request: dict[str, Any] | None, label: str, timeout: float,
+                  most: int = wire.MAX_PAYLOAD) -> Any:
+        child = self._child
+        assert child is not None
+        limit = min(timeout, self._remaining(label))
+        deadline = time.monotonic() + limit
+        try:
+            if request is not None:
+                wire.send(child.sock, request, timeout=limit)
+            self._watch_disk(child.sock, deadline, label)
+            reply = wire.recv(child.sock, deadline, most)
+        except wire.TooLarge as exc:  # refused before its bytes were read: they are still on the way
+            self._kill()
+            raise AnswerTooLarge(label, {"mib": _mib(exc.size), "most_mib": _mib(exc.most)}) from None
+        except wire.Deadline:
+            self._kill()
+            if time.monotonic() >= self.deadline:
+                raise BudgetExhausted(label, self.budget_s) from None
+            raise ProbeTimeout(label, round(limit, 1)) from None
+        except wire.PeerClosed:
+            raise ChildCrashed(label, self._kill(grace=1.0)) from None
+        except wire.WireError as exc:
+            self._kill()
+            raise ProtocolViolation(label, str(exc)) from None
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            self._kill()
+            raise ProtocolViolation(label, "reply is not an answer")
+        if not reply["ok"]:
+            raise StudentError(label, clean_error(reply.get("error")))
+        return reply.get("value")
+
+    def _watch_disk(self, sock: socket.socket, deadline: float, label: str) -> None:
+        """Where no tmpfs caps the scratch folder, measure it while the child works: a child past its
+        quota is stopped like one that crashed, and its cell or check says why."""
+        if "disk-quota" in self.protections:
+            return
+        while not select.select([sock], [], [], max(0.0, min(DISK_WATCH_S, deadline - time.monotonic())))[0]:
+            if time.monotonic() >= deadline:
+                return
+            if self.scratch.over(self.limits.disk_bytes):
+                self._kill()
+                self.scratch.reset()
+                raise ChildCrashed(label, {"disk_bytes": self.limits.disk_bytes})
+
+    def inventory(self) -> list[Obj]:
+        """Every module, class and function the submission bound, oldest binding first."""
+        return self.memo("inventory", self._list_objects)
+
+    def _list_objects(self) -> list[Obj]:
+        label = "listing the submission's objects"
+        entries = self._valid(label, protocol.each(protocol.inventory_entry), self._probe("inventory", label),
+                              "inventory")
+        return [Obj(e["ref"], e, self.generation, list(e["bindings"])) for e in entries]
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """What `build()` gave for `key` in this child, built once: the inventory, or the module a
+        submission's builder returns, which all the checks of an exercise share.
+        A restarted child starts empty; a build that raises is tried again by the next caller."""
+        self._ensure_child()  # a child killed since the last call is replaced, and its memo emptied
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+    def _ref(self, obj: Obj) -> dict[str, int]:
+        if obj.generation != self.generation:
+            raise ChildCrashed(f"{obj.name}", {"restarted": 1})
+        return {"__ref__": obj.ref}
+
+    def _obj(self, value: Any, label: str) -> Obj:
+        """A handle on what the child returned: anything but an object it kept is the submission's bad
+        return; a handle whose description does not fit the protocol, a protocol violation."""
+        if not (isinstance(value, dict) and "__ref__" in value):
+            raise BadReturn(label, describe_value(value))
+        ref, info = self._valid(label, protocol.handle, value)
+        return Obj(ref, info, self.generation)
+
+    def _valid(self, label: str, validate: Callable[..., T], value: Any, *args: Any) -> T:
+        """validate(value, *args), or the child is stopped: an answer that does not fit the protocol
+        (grader.judge.protocol) is the submission's failure, `check.protocol`."""
+        try:
+            return validate(value, *args)
+        except protocol.Invalid as exc:
+            self._kill()
+            raise ProtocolViolation(label, str(exc)) from None
+
+    def construct(self, cls: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
+        label = label or f"{cls.cls}({show_args(args, kwargs)})"
+        self._ensure_child()
+        value = self._probe("construct", label, None, f"{cls.cls}.__init__", ref=self._ref(cls)["__ref__"],
+                            args=list(args), kwargs=kwargs)
+        return self._obj(value, label)
+
+    def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:
+        """The submission's top-level values of these names (those it bound), now or as `cell` left them;
+        a value that could not be sent comes back as {"__unreadable__": why}. A claim to check, like
+        every answer."""
+        self._ensure_child()
+        label = f"reading your variables ({', '.join(names)})"
+        value = self._probe("variables", label, names=list(names), cell=cell)
+        return self._valid(label, protocol.values, value, names)
+
+    def call(self, target: Obj, *args: Any, method: str | None = None, label: str | None = None,
+             timeout: float | None = None, device: str | None = None, **kwargs: Any) -> Any:
+        label = label or f"{target.name}{'.' + method if method else ''}({show_args(args, kwargs)})"
+        self._ensure_child()
+        args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
+        return self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}", most=ANSWER_BYTES,
+                           ref=self._ref(target)["__ref__"], args=list(args),
+                           kwargs=kwargs, method=method, device=device)
+
+    def call_module(self, target: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
+        label = label or f"{target.name}({show_args(args, kwargs)})"
+        return self._obj(self.call(target, *args, label=label, **kwargs), label)
+
+    def forward(self, module: Obj, x: torch.Tensor, label: str | None = None,
+                timeout: float | None = None, device: str | None = None) -> torch.Tensor:
+        """Call the module on x (in eval mode, no grad); its output must be one floating tensor."""
+        label = label or f"{module.cls}.forward (input {tuple(x.shape)})"
+        out = self.call(module, x, label=label, timeout=timeout, device=device)
+        if isinstance(out, list) and out and isinstance(out[0], torch.Tensor):
+            out = out[0]  # (output, attention weights) style returns
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+            raise BadReturn(label, describe_value(out))
+        return out
+
+    def load_state(self, module: Obj, tensors: dict[str, torch.Tensor]) -> None:
+        label = f"loading weights into {module.cls}"
+        loaded = self._probe("load_state", label, None, ref=self._ref(module)["__ref__"], tensors=tensors)
+        self._valid(label, protocol.name_list, loaded)
+
+    def state(self, module: Obj, names: list[str] | None = None) -> dict[str, torch.Tensor]:
+        label = f"reading the tensors of {module.name}"
+        value = self._probe("state", label, None, ref=self._ref(module)["__ref__"], names=names)
+        return self._valid(label, protocol.tensors, value)
+
+    def describe(self, obj: Obj) -> dict[str, Any]:
+        """The object's description now; {} for one the child does not describe."""
+        label = f"describing {obj.name}"
+        value = self._probe("describe", label, None, ref=self._ref(obj)["__ref__"])
+        return {} if value is None else self._valid(label, protocol.description, value)
+
+    def left_behind(self, module: Obj, x: torch.Tensor, move: bool = True) -> tuple[list[dict[str, Any]], str]:
+        """(the tensors the forward on x mixed with the module's after .to(device) left them on the CPU,
+        and the type of error that stopped the forward on the stand-in device, or ""): a claim for the
+        device check (grader.sandbox.placement). With move the module is moved for good: pass a fresh one."""
+        label = f"{module.cls}.to(device).forward (input {tuple(x.shape)})"
+        finding = protocol.record({"kind": protocol.text, "name": protocol.text, "shape": protocol.shape,
+                                   "op": protocol.text})
+        value = self._probe("left_behind", label, None, f"{module.cls}.__call__", ref=self._ref(module)["__ref__"],
+                            x=x, move=move)
+        report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
+                             value, "left_behind")
+        return report["found"], report["error"]
+
+
+def _output_file() -> int:
+    """Where a child's stdout and stderr go: a file of the judge's, outside the scratch folder and
+    unlinked at once, so no path the submission can touch leads to it (grader.sandbox.limits)."""
+    handle, path = tempfile.mkstemp(prefix="grader-output-")
+    os.unlink(path)
+    return handle
+
+
+def _mib(size: int) -> float:
+    return round(size / 2**20, 1)
+
+
+def _record(cell: Cell, status: CellStatus, error: dict[str, Any] | None = None) -> CellRecord:
+    return CellRecord(cell.number, status, error, cell.skipped_magics, cell.source, cell.first_line, cell.filename)
+
+

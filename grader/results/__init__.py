@@ -1,0 +1,37 @@
+"""The result model (grader.results.model), its bounds, its cells and its JSON, under one name."""
+from grader.results.bounds import (
+                                   EVIDENCE_CHARS,
+                                   FILES,
+                                   ITEMS,
+                                   LEFT_OUT,
+                                   LISTED_PROBLEMS,
+                                   MAGICS,
+                                   MESSAGE_CHARS,
+                                   SHORT_CHARS,
+                                   SOURCE_CHARS,
+                                   SOURCES_CHARS,
+                                   TEXT_CHARS,
+                                   bounded,
+                                   capped,
+)
+from grader.results.cells import cell_at, count_cells, deepest_frame, frames_of, stopped_because, where
+from grader.results.model import (
+                                   CellRecord,
+                                   CellStatus,
+                                   CheckResult,
+                                   ExerciseResult,
+                                   RunResult,
+                                   Status,
+                                   SubmissionInfo,
+                                   SubmissionResult,
+                                   SubmissionStatus,
+                                   Ungraded,
+                                   percent,
+)
+from grader.results.serial import NON_FINITE, REPORT_TYPE, from_json, outcome_from_json, to_json
+
+__all__ = ["EVIDENCE_CHARS", "FILES", "ITEMS", "LEFT_OUT", "LISTED_PROBLEMS", "MAGICS", "MESSAGE_CHARS", "SHORT_CHARS",
+           "SOURCE_CHARS", "SOURCES_CHARS", "TEXT_CHARS", "bounded", "capped", "cell_at", "count_cells",
+           "deepest_frame", "frames_of", "stopped_because", "where", "CellRecord", "CellStatus", "CheckResult",
+           "ExerciseResult", "SubmissionResult", "RunResult", "Status", "SubmissionInfo", "SubmissionStatus", "Ungraded",
+           "percent", "NON_FINITE", "REPORT_TYPE", "from_json", "outcome_from_json", "to_json"]
