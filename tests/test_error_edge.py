@@ -56,11 +56,7 @@ def inputs(tmp_path: Path) -> Path:
 def test_a_bad_input_is_one_line_and_exit_2(args: list[str], key: str | None, lang: str, inputs: Path,
                                            launcher: ZygoteLauncher, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(inputs)
-    command = [a.replace("{tmp}", str(inputs)) for a in args]
-    if command[0] not in ("--exercises",):
-        command += ["--lang", lang]
-    else:
-        command[-1:] = [command[-1], "--lang", lang]
+    command = [a.replace("{tmp}", str(inputs)) for a in args] + ["--lang", lang]
     result = CliRunner().invoke(cli, command, obj={"launcher": launcher})
     lines = result.stderr.splitlines()
     assert result.exit_code == EXIT_CANNOT_GRADE, (result.output, result.stderr, result.exception)

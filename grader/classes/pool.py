@@ -32,7 +32,7 @@ from grader.judge.launcher import ZygoteLauncher, zygotes_available
 from grader.load.submission import fingerprint
 from grader.messages.catalogue import Msg
 from grader.render.atomic import write_atomic
-from grader.results import FILES, Ungraded, capped, outcome_from_json, to_json
+from grader.results import FILES, SubmissionResult, SubmissionStatus, Ungraded, capped, outcome_from_json
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
     from grader.checks.exercise import Exercise
@@ -249,18 +249,18 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
     def settle(worker: Worker, answer: dict[str, Any]) -> None:
         job, worker.job = worker.job, None
         assert job is not None
-        if worker.beside_others and worker.pressure.saturated() and _ran_out_of_time(answer):
+        outcome = outcome_from_json(answer["result"])
+        if worker.beside_others and worker.pressure.saturated() and _ran_out_of_time(outcome):
             again.append(job)
         else:
-            on_result(_record(book, job, ids, answer))
+            on_result(_record(book, job, ids, outcome))
 
     def lose(worker: Worker, how: str) -> None:
         selector.unregister(worker.answers)
         pool.remove(worker)
         worker.kill()
         if worker.job is not None:
-            lost = Ungraded("error", Msg("batch.worker_lost", {"how": how}))
-            on_result(_record(book, worker.job, ids, {"result": to_json(lost)}))
+            on_result(_record(book, worker.job, ids, Ungraded("error", Msg("batch.worker_lost", {"how": how}))))
         if queue and len(pool) < workers:
             start()
 
@@ -315,10 +315,9 @@ class _Pressure:
         return now - self.waited >= SATURATED * (time.monotonic() - self.started) * 1e6
 
 
-def _ran_out_of_time(answer: dict[str, Any]) -> bool:
+def _ran_out_of_time(run: SubmissionResult) -> bool:
     """Whether a verdict depends on the time it was given: a cell interrupted or stopped at its share, a probe
     past its deadline, the budget spent. Nothing else is changed by a machine that others keep busy."""
-    run = outcome_from_json(answer["result"])
     if isinstance(run, Ungraded):
         return False
     return (any(cell.status in ("interrupted", "timeout") for cell in run.cells)
@@ -326,20 +325,17 @@ def _ran_out_of_time(answer: dict[str, Any]) -> bool:
                    for exercise in run.exercises for check in exercise.checks))
 
 
-def _record(book: Gradebook, job: Job, ids: Sequence[str], answer: dict[str, Any]) -> Entry:
+def _record(book: Gradebook, job: Job, ids: Sequence[str], outcome: SubmissionResult) -> Entry:
     """Commit a worker's answer, as bounded as a result is (docs/json.md): a student's
     10,000 files or a reason quoting a huge error cost a few lines in each output, not megabytes."""
-    outcome = outcome_from_json(answer["result"])
-    return book.record(Entry(
-        student=job.student.name,
-        exercise_set=exercise_set(ids),
-        sha256=job.sha256,
-        grader_version=__version__,
-        status=outcome.status if isinstance(outcome, Ungraded) else "error" if outcome.grader_fault else "graded",
-        files=tuple(f.name for f in job.student.files[:FILES]),
-        run=None if isinstance(outcome, Ungraded) else outcome,
-        problem=Msg(outcome.problem.key, capped(outcome.problem.args)) if isinstance(outcome, Ungraded) else None,
-    ))
+    status: SubmissionStatus
+    if isinstance(outcome, Ungraded):
+        status, run, problem = outcome.status, None, Msg(outcome.problem.key, capped(outcome.problem.args))
+    else:
+        status, run, problem = "error" if outcome.grader_fault else "graded", outcome, None
+    return book.record(Entry(student=job.student.name, exercise_set=exercise_set(ids), sha256=job.sha256,
+                             grader_version=__version__, status=status,
+                             files=tuple(f.name for f in job.student.files[:FILES]), run=run, problem=problem))
 
 
 def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool,

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from grader.cli import similar
-from grader.cli.options import lang_option, new_grader, speak, warn
+from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak, warn
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interrupted, writing
 
@@ -18,7 +18,7 @@ from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interru
 @click.command("batch")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
-              help="Exercise ids or sets (ch03, gpt) joined by commas, or `all`.")
+              help=EXERCISES_HELP)
 @click.option("-o", "--outdir", type=click.Path(path_type=Path), required=True,
               help="Folder for the gradebook, pages, grades.csv, results.jsonl and index.html.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",

@@ -5,8 +5,9 @@ one file (stdout by default) or a folder of them.
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import click
 
@@ -15,19 +16,25 @@ from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
 from grader.render.text import json_text, one_line
 
+if TYPE_CHECKING:
+    from grader.classes.gradebook import Entry
+
+Write = Callable[[Path, Sequence["Entry"], Path | None, str], None]
+
 
 class Format(NamedTuple):
     help: str
-    write: Callable[[Path, Sequence[object], Path | None, str], None]
+    write: Write
 
 
-def _table(render: Callable[[Sequence[object]], str]) -> Callable[[Path, Sequence[object], Path | None, str], None]:
-    """A format that is one text: to the file asked for, else to stdout."""
+def _table(module: str, render: str) -> Write:
+    """A format that is one text, rendered by `module.render(entries)`: to the file asked for, else to
+    stdout. The renderer is imported only when its format is asked for."""
 
-    def write(outdir: Path, entries: Sequence[object], output: Path | None, lang: str) -> None:
+    def write(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
         from grader.render.atomic import write_atomic
 
-        text = render(entries)
+        text: str = getattr(importlib.import_module(module), render)(entries)
         if output is None:
             click.echo(text, nl=False)
         else:
@@ -36,25 +43,7 @@ def _table(render: Callable[[Sequence[object]], str]) -> Callable[[Path, Sequenc
     return write
 
 
-def _csv(entries: Sequence[object]) -> str:
-    from grader.render import classbook
-
-    return classbook.grades_csv(entries)  # type: ignore[arg-type]
-
-
-def _jsonl(entries: Sequence[object]) -> str:
-    from grader.render import classbook
-
-    return classbook.results_jsonl(entries)  # type: ignore[arg-type]
-
-
-def _mistakes(entries: Sequence[object]) -> str:
-    from grader.render import mistakes
-
-    return mistakes.mistakes_csv(entries)  # type: ignore[arg-type]
-
-
-def _gradescope(outdir: Path, entries: Sequence[object], output: Path | None, lang: str) -> None:
+def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
     """A results.json per student, as `grade gradescope` writes it."""
     from grader.classes.gradebook import page_name
     from grader.render import gradescope
@@ -62,21 +51,21 @@ def _gradescope(outdir: Path, entries: Sequence[object], output: Path | None, la
 
     folder = output or outdir / "gradescope"
     for entry in entries:
-        name = Path(page_name(entry.student)).with_suffix(".json").name  # type: ignore[attr-defined]
-        write_atomic(folder / name, json_text(gradescope.results(entry.outcome, lang), indent=2))  # type: ignore[attr-defined]
+        name = Path(page_name(entry.student)).with_suffix(".json").name
+        write_atomic(folder / name, json_text(gradescope.results(entry.outcome, lang), indent=2))
     click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
 
 
-def _html(outdir: Path, entries: Sequence[object], output: Path | None, lang: str) -> None:
+def _html(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
     from grader.classes import pool
 
-    pool.publish(output or outdir, entries, lang, rewrite_pages=True)  # type: ignore[arg-type]
+    pool.publish(output or outdir, entries, lang, rewrite_pages=True)
 
 
 FORMATS = {
-    "csv": Format("grades", _table(_csv)),
-    "jsonl": Format("every result", _table(_jsonl)),
-    "mistakes": Format("the common mistakes as CSV", _table(_mistakes)),
+    "csv": Format("grades", _table("grader.render.classbook", "grades_csv")),
+    "jsonl": Format("every result", _table("grader.render.classbook", "results_jsonl")),
+    "mistakes": Format("the common mistakes as CSV", _table("grader.render.mistakes", "mistakes_csv")),
     "gradescope": Format("a results.json per student", _gradescope),
     "html": Format("the pages and the overview", _html),
 }

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from grader.cli.options import lang_option, new_grader, speak
+from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
 from grader.render.text import json_text, one_line
@@ -17,7 +17,7 @@ from grader.render.text import json_text, one_line
 @click.option("--results", type=click.Path(path_type=Path), default=Path("/autograder/results"),
               show_default=True, help="Where results.json goes.")
 @click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
-              help="Exercise ids or sets (ch03, gpt) joined by commas, or `all`.")
+              help=EXERCISES_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True,
               help="Seconds the whole submission may take.")
 @lang_option("Language of the feedback.")

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+EXERCISES_HELP = "Exercise ids or sets (ch03, gpt) joined by commas, or `all`."
+
 
 def lang_option(help: str = "Language of the outputs.") -> Callable[[F], F]:
     return click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help=help)
