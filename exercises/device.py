@@ -5,29 +5,34 @@ reads a module's parameters and buffers, loads them into a fresh instance with t
 every mask among them reordered alike (in a random order drawn here), and the output must come back
 reordered alike. A mask the judge cannot reorder is not one `.to(device)` moves, unless the forward makes
 it for each input: such a forward takes more tokens than its context, where a mask kept in a plain
-attribute, a list, a dict, a global or a closure cannot. What the child says about itself (its inventory,
-and the run of its forward on a stand-in device, grader.sandbox.placement) is the submission's claim: a
-tensor it names fails the check, told as the student wrote it, but its silence earns nothing. Only the
-device of a tensor the forward makes (with device=x.device or without), or reads from a table longer than
-any input tried, is beyond plain data: there the child's report is the only witness.
+attribute, a list, a dict, a global or a closure cannot; one that refuses them too is judged by its run on
+the judge's accelerator, or without one by the class's text (`made_for_each_input`). What the child says
+about itself (its inventory, and the run of its forward on a stand-in device, grader.sandbox.placement) is
+the submission's claim: a tensor it names fails the check, told as the student wrote it, but its silence
+earns nothing. Only the device of a tensor the forward makes (with device=x.device or without), or reads
+from a table longer than any input tried, is beyond plain data: there the child's report is the only witness.
 
 The accelerator comparison runs on the device the judge itself finds (CUDA or MPS, or the one
 GRADER_ACCELERATOR names), never on one the child claims; without one it is skipped before anything is
-asked, and worth 0 points, so nobody loses marks for lacking a GPU, whatever the budget has left.
+asked, and worth 0 points, so nobody loses marks for lacking a GPU, whatever the budget has left. NaN and
+the infinities where the CPU has them are agreement, and a class whose CPU forward fails is passed over: both
+are bugs of what the forward computes, which the mask exercise charges.
 
 Each class is judged on its own: one whose constructor does not take the book's arguments is a note on
 the page, and the others are still checked.
 """
 from __future__ import annotations
 
-import os
+import ast
 from typing import Any
 
 import torch
 
+from grader.checks import class_definitions
 from grader.checks.answers import classes, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
+from grader.checks.tensors import ATOL, RTOL, close, comparison, computes_nothing, constant, max_diff, sample
+from grader.judge.accelerator import judge_accelerator
 from grader.judge.client import SandboxClient
 from grader.judge.probes import (
     BadReturn,
@@ -49,10 +54,6 @@ BUILDS: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {
     "MultiHeadAttentionWrapper": ((5, 3, 8, 0.0, 2), (2, 8, 5)),
     "MultiHeadAttention": ((5, 8, 8, 0.0, 2), (2, 8, 5)),
 }
-# float32 with TF32 off: the same kernels in a different order agree far inside this.
-RTOL, ATOL = 1e-4, 1e-5
-# Tests (and users without a GPU who want to see the comparison run) may name a device here.
-DEVICE_OVERRIDE = "GRADER_ACCELERATOR"
 # Where a tensor left behind was found -> its message (device.registered.*), which names it in {name} ...
 NAMED = {"module": "registered.module", "registered": "registered.unmoved"}
 # ... or the words (device.where.*) the message registered.behind names it with; else it is `unknown`.
@@ -277,7 +278,46 @@ def unfollowed(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor, out: t
         evidence["got_shape"] = list(got.shape)
     except (StudentError, BadReturn) as exc:
         evidence["error"] = exc.detail
+    if made_for_each_input(sb, cls, fresh, x, out, label):
+        return None
     return failed("registered.kept", evidence, cls=cls.cls, tokens=2 * tokens)
+
+
+def made_for_each_input(sb: SandboxClient, cls: Obj, fresh: Obj, x: torch.Tensor, out: torch.Tensor,
+                        label: str) -> bool:
+    """For a forward that keeps no mask the judge can reorder and refuses inputs longer than its context, where
+    a mask kept outside the module and one made for each input give the same outputs on the CPU. On an
+    accelerator the judge found, the forward's own run there decides: a mask left on the CPU cannot run there.
+    Without one, the class's text (docs/security.md): a causal mask it makes in a method other than __init__
+    (scaled_dot_product_attention's is_causal, tril or triu) is made for each input. A tensor left behind
+    that the stand-in run names still fails the check (left_behind); only its silence is taken on trust here."""
+    device = judge_accelerator()
+    if device is not None and torch.device(device).type != "cpu":
+        try:
+            return close(sb.forward(fresh, x, label=f"{label} on {device})", device=device), out, equal_nan=True)
+        except (StudentError, BadReturn):
+            return False
+    definitions = class_definitions(sb.submission, cls.cls)
+    return bool(definitions) and makes_causal_mask(definitions[-1])
+
+
+def makes_causal_mask(definition: ast.ClassDef) -> bool:
+    """Whether a method of the class other than __init__ makes a causal mask: calls
+    scaled_dot_product_attention with an is_causal that is not literally False or None, or tril or triu."""
+    for method in definition.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name == "__init__":
+            continue
+        for node in ast.walk(method):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("tril", "triu", "tril_", "triu_"):
+                return True
+            if name == "scaled_dot_product_attention" and any(
+                    kw.arg == "is_causal" and not (isinstance(kw.value, ast.Constant) and kw.value.value in (False, None))
+                    for kw in node.keywords):
+                return True
+    return False
 
 
 def reordered(t: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
@@ -319,19 +359,6 @@ def left_behind_outcome(cls: str, found: list[dict[str, Any]]) -> Outcome:
     return failed("registered.behind", evidence, cls=cls, tensor=where, shape=shape)
 
 
-def judge_accelerator() -> str | None:
-    """The device the comparison runs on: the one GRADER_ACCELERATOR names, else this judge's own CUDA or MPS
-    device, else None. Asked of the judge's torch, never of the child, whose answer the submission writes;
-    the zygote never touches CUDA, the judge may."""
-    named = os.environ.get(DEVICE_OVERRIDE)
-    if named:
-        return named
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    return "mps" if mps is not None and mps.is_available() else None
-
-
 @EXERCISE.check("accelerator", points=2, title={"en": "Same outputs on the GPU as on the CPU",
                                                 "zh": "GPU 与 CPU 输出相同"}, accelerator=True)
 def accelerator(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
@@ -341,18 +368,29 @@ def accelerator(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome
     found, refused = built(sb)
     if not found:
         raise nothing_built(refused)
+    compared: list[str] = []
+    unrun: list[ProbeFailure] = []  # a forward that fails on the CPU is charged where the forward is graded
     for cls, module, shape in found:
         name = cls.cls
         x = torch.randn(*shape, generator=rng)
-        on_cpu = sb.forward(module, x, label=f"{name}.forward on cpu")
+        try:
+            on_cpu = sb.forward(module, x, label=f"{name}.forward on cpu")
+        except (StudentError, ProbeTimeout, BudgetExhausted) as exc:
+            unrun.append(exc)
+            continue
         if constant(on_cpu):  # the same output everywhere, computed from nothing: no comparison to pass
             return with_object(computes_nothing(name, on_cpu), cls)
         on_device = sb.forward(module, x, label=f"{name}.to('{device}').forward", device=device)
-        if not (on_cpu.shape == on_device.shape
-                and torch.allclose(on_cpu.double(), on_device.double(), rtol=RTOL, atol=ATOL)):
+        # float32 with TF32 off: the same kernels in another order agree far inside `close`'s tolerance. NaN and
+        # the infinities where the CPU has them agree: a mask bug that makes them (a fully masked row) is the
+        # mask exercise's to charge, and the same on every device
+        if not close(on_cpu, on_device, equal_nan=True):
             evidence = {"cpu": sample(on_cpu), "device": sample(on_device), **comparison(on_cpu, on_device)}
             outcome = failed("accelerator.mismatch", evidence, cls=name, device=device,
                              diff=max_diff(on_cpu, on_device))
             return with_object(outcome, cls)
-    return passed("accelerator.ok", device=device, classes=", ".join(c.cls for c, _, _ in found),
+        compared.append(name)
+    if not compared:  # nothing the judge could compare, so nothing to give points for: the first failure says why
+        raise unrun[0]
+    return passed("accelerator.ok", device=device, classes=", ".join(compared),
                   rtol=RTOL, atol=ATOL, unbuilt=unbuilt(refused))

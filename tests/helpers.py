@@ -21,9 +21,8 @@ from typing import Any, Protocol
 
 import nbformat
 import pytest
-import torch
 
-from exercises.device import DEVICE_OVERRIDE
+from grader.judge.accelerator import hardware_accelerator, judge_accelerator
 from grader.results import CellRecord, RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,23 +235,8 @@ def failed_checks(run: RunResult) -> set[str]:
 
 
 # -- the machine ---------------------------------------------------------------------------------------------
-def accelerator() -> str | None:
-    """The device the device exercise compares on here: the one GRADER_ACCELERATOR names, else this
-    machine's "cuda" or "mps", else None (then its `accelerator` check is skipped and worth 0 points), as
-    exercises/device.py decides it."""
-    return os.environ.get(DEVICE_OVERRIDE) or hardware_accelerator()
-
-
-def hardware_accelerator() -> str | None:
-    """"cuda" or "mps" where this machine has one, else None."""
-    if torch.cuda.is_available():
-        return "cuda"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "mps"
-    return None
-
-
+# The device the device exercise compares on here, as it decides it (None: its `accelerator` check is skipped).
+accelerator = judge_accelerator
 # Tests of what a machine without an accelerator shows (they unset GRADER_ACCELERATOR themselves).
 WITHOUT_ACCELERATOR = pytest.mark.skipif(hardware_accelerator() is not None,
                                          reason="an accelerator is present: the GPU comparison runs")

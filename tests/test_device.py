@@ -116,6 +116,36 @@ def test_accelerator_override_catches_perturbing_to(grade_file: Grade, monkeypat
     assert "SelfAttention_v2 on cpu differs from the CPU" in c.message
 
 
+# Mask bugs whose output is NaN on every device: a fully masked first row (the diagonal masked too), and
+# MultiHeadAttention's softmax over its heads, where a masked position is -inf in every head.
+NAN_ON_EVERY_DEVICE = {
+    "diagonal_zero": ("diagonal=1)", "diagonal=0)"),
+    "softmax_over_heads": (mutations.MHA_SOFTMAX, mutations.MHA_SOFTMAX.replace("dim=-1)", "dim=1)")),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(NAN_ON_EVERY_DEVICE))
+def test_nan_where_the_cpu_has_it_is_agreement(grade_file: Grade, monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
+    """NaN at the same places on both devices is the mask exercise's bug, not a difference between devices:
+    the comparison passes, and the mask exercise charges it."""
+    monkeypatch.setenv("GRADER_ACCELERATOR", "cpu")
+    run = grade_file(mutations.apply(SOLUTION.read_text(encoding="utf-8"), *NAN_ON_EVERY_DEVICE[bug]), "device,mask")
+    c = check(run, "device", "accelerator")
+    assert (c.status, c.message_key, c.score) == ("passed", "device.accelerator.ok", 2), c.message
+    assert "give the same outputs as on the CPU" in c.messages["en"] and "的输出与 CPU 相同" in c.messages["zh"]
+    mask = next(e for e in run.exercises if e.id == "mask")
+    assert mask.score < mask.max_score
+
+
+def test_nan_where_the_cpu_has_none_is_a_difference(grade_file: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other way round it is not: a .to() that poisons a weight with NaN differs from the CPU."""
+    monkeypatch.setenv("GRADER_ACCELERATOR", "cpu")
+    c = check(grade_file(PERTURBED.replace("add_(0.5)", "fill_(float('nan'))"), "device"), "device", "accelerator")
+    assert (c.status, c.message_key, c.score) == ("failed", "device.accelerator.mismatch", 0), c.message
+    assert "SelfAttention_v2 on cpu differs from the CPU (largest difference nan)" in c.messages["en"]
+    assert "SelfAttention_v2 在 cpu 上与 CPU 的输出不同（最大差值 nan）" in c.messages["zh"]
+
+
 CONFIGURED = (CORPUS / "config_constructor.py").read_text(encoding="utf-8")
 
 
@@ -167,3 +197,34 @@ def test_a_mask_is_reordered_with_the_tokens_whatever_its_encoding(mask: torch.T
                          ids=["square_weight", "weight", "shorter_than_the_input", "vector"])
 def test_no_other_tensor_is_reordered(tensor: torch.Tensor) -> None:
     assert reordered(tensor, torch.tensor([1, 0, 5, 4, 3, 2])) is tensor
+
+
+BOUNDED_SDPA = (CORPUS / "mask_ok_sdpa_bounded.py").read_text(encoding="utf-8")
+
+
+def test_a_causal_kernel_with_no_mask_that_refuses_long_inputs_keeps_its_points(grade_file: Grade,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """scaled_dot_product_attention(..., is_causal=True) keeps no mask, and a forward that refuses more tokens
+    than its context looks, on the CPU, like one whose mask is kept outside the module: the class's own text
+    says it makes its mask for each input, and a GPU run would pass it."""
+    monkeypatch.delenv("GRADER_ACCELERATOR", raising=False)
+    c = check(grade_file(BOUNDED_SDPA, "device"), "device", "registered")
+    assert (c.status, c.message_key, c.score) == ("passed", "device.registered.ok", 4), c.message
+    assert c.messages["en"].startswith("Every tensor of CausalAttention, MultiHeadAttention is a parameter or buffer")
+    assert c.messages["zh"].startswith("CausalAttention, MultiHeadAttention 的所有张量都是参数或缓冲区")
+
+
+def test_a_mask_kept_outside_a_bounded_forward_still_fails(grade_file: Grade) -> None:
+    """The same forward with its mask in a global, and the child's own reports silenced: its text makes no
+    mask, so the judge's measurement stands, and says where to keep it."""
+    source = BOUNDED_SDPA.replace("is_causal=True)", "attn_mask=_CAUSAL[:x.shape[1], :x.shape[1]])")
+    source += '''
+_CAUSAL = torch.tril(torch.ones(1024, 1024, dtype=torch.bool))
+
+import grader.sandbox.placement as _placement
+_placement.moved = _placement.scan = lambda module, x: {"found": [], "error": ""}
+'''
+    c = check(grade_file(source, "device"), "device", "registered")
+    assert (c.status, c.message_key, c.score) == ("failed", "device.registered.kept", 0), c.message
+    assert "keeps its mask where .to(device) does not look" in c.messages["en"]
+    assert "把掩码放在了 .to(device) 不会查看的地方" in c.messages["zh"]

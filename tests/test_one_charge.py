@@ -12,7 +12,8 @@ from typing import Callable
 
 import pytest
 
-from conftest import EXERCISES, check, mutant, mutations, select
+from conftest import CORPUS, EXERCISES, check, mutant, mutations, select
+from helpers import accelerator
 from grader.judge.grading import grade
 from grader.results import RunResult
 
@@ -21,14 +22,17 @@ NAMED = [(exercise, bug) for exercise, bugs in mutations.BELONGS_TO.items() for 
 
 @pytest.fixture(scope="module")
 def graded(launcher, tmp_path_factory) -> Callable[[str, str], RunResult]:
-    """Grade each single-bug file once on ch03, for the whole module."""
+    """Grade each single-bug file once on ch03, for the whole module, with the device comparison on (on the
+    CPU where there is no GPU): a bug of another exercise must not cost it either."""
     cache: dict[tuple[str, str], RunResult] = {}
 
     def run(exercise: str, bug: str) -> RunResult:
         if (exercise, bug) not in cache:
             path = tmp_path_factory.mktemp(bug) / "submission.py"
             path.write_text(mutant(mutations.BELONGS_TO[exercise], bug), encoding="utf-8")
-            cache[exercise, bug] = grade(path, select("ch03"), launcher, seed=0)
+            with pytest.MonkeyPatch.context() as env:
+                env.setenv("GRADER_ACCELERATOR", accelerator() or "cpu")
+                cache[exercise, bug] = grade(path, select("ch03"), launcher, seed=0)
         return cache[exercise, bug]
 
     return run
@@ -84,3 +88,23 @@ def test_the_wrapper_is_judged_against_its_own_heads(graded, bug: str) -> None:
     run = graded("mask", bug)
     assert check(run, "3.2", "answer").message_key == "3.2.answer.ok"
     assert check(run, "3.2", "concat").message_key == "3.2.concat.ok"
+
+
+def test_heads_in_a_plain_list_are_the_device_exercises_bug_alone(grade_file, monkeypatch) -> None:
+    """A wrapper that keeps its heads in a plain list computes the right thing: 3.2 and the mask exercise
+    judge it through the heads its forward uses; only `device` charges that .to() and parameters() miss
+    them, and says what to use."""
+    monkeypatch.delenv("GRADER_ACCELERATOR", raising=False)
+    run = grade_file(CORPUS / "heads_in_plain_list.py", "3.2,mask,device")
+    scores = {e.id: (e.score, e.max_score) for e in run.exercises}
+    assert scores["3.2"] == (6, 6) and scores["mask"] == (12, 12), {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+    answer = check(run, "3.2", "answer")
+    assert answer.message == "mha_2d keeps 2 heads and gives context vectors of shape [2, 6, 2]."
+    assert answer.messages["zh"] == "mha_2d 保持 2 个头，输出形状为 [2, 6, 2] 的上下文向量。"
+    assert check(run, "mask", "reference").message_key == "mask.reference.ok"
+    registered = check(run, "device", "registered")
+    assert (registered.status, registered.message_key) == ("failed", "device.registered.module"), registered.message
+    assert registered.messages["en"].startswith("MultiHeadAttentionWrapper.forward uses heads[0].")
+    assert "Keep submodules as attributes or in nn.ModuleList" in registered.messages["en"]
+    assert "请把子模块设为属性或放进 nn.ModuleList" in registered.messages["zh"]

@@ -32,6 +32,7 @@ from grader.judge.probes import (
                                    StudentError,
                                    describe_value,
 )
+from grader.load.definitions import class_definitions
 
 __all__ = [
     # defining an exercise and its checks' outcomes
@@ -41,6 +42,7 @@ __all__ = [
     "ProbeFailure", "StudentError", "ProbeTimeout", "BudgetExhausted", "ChildCrashed", "BadReturn",
     # finding answers
     "classes", "the_class", "function", "instances", "found_in", "with_object", "trainable_count",
+    "class_definitions",
     # comparing tensors, and the evidence a page shows
     "RTOL", "ATOL", "close", "max_diff", "comparison", "constant", "computes_nothing", "nan_tokens", "sample",
     "first_rows",

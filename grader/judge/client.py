@@ -20,6 +20,7 @@ import torch
 
 from grader import wire
 from grader.judge import budget, protocol, seeds
+from grader.judge.accelerator import driver_kind, judge_accelerator
 from grader.judge.launcher import Launcher, LaunchError
 from grader.judge.probes import (
     AnswerTooLarge,
@@ -117,6 +118,8 @@ class SandboxClient:
             "limits": self.limits.to_json(),
             "seed": seeds.derive(self.seed, "sandbox"),
             "hidden": hidden_paths(),
+            # what the judge found, never the child: its rules then let the GPU's driver start
+            "accelerator": driver_kind(judge_accelerator()),
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
             "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
         }

@@ -5,6 +5,7 @@ them and gets back plain data and tensor bytes (grader.wire). The child never de
 """
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import random
@@ -141,30 +142,31 @@ class Child:
                 target.eval()
             if device:
                 target.to(device)
-        fn = getattr(target, method) if method else target
+        if method == "get_submodule" and isinstance(target, nn.Module):  # by the name its description gave
+            fn: Any = functools.partial(inventory.submodule, target)
+        else:
+            fn = getattr(target, method) if method else target
         args, kwargs = self.resolve(args, device), self.resolve(kwargs, device)
         with torch.set_grad_enabled(grad):
             return self.export(fn(*args, **kwargs))
 
     def load_state(self, ref: int, tensors: dict[str, torch.Tensor]) -> list[str]:
+        """Copy the judge's tensors in, by the names the module's description gave them (held modules too)."""
         module: nn.Module = self.objects[ref]
+        held = _named_state(module)
         with torch.no_grad():
             for name, value in tensors.items():
-                target: torch.Tensor
-                try:
-                    target = module.get_parameter(name)
-                except AttributeError:
-                    target = module.get_buffer(name)
-                target.copy_(value)
+                if name not in held:
+                    raise AttributeError(f"{type(module).__name__} has no parameter or buffer {name!r}")
+                held[name].copy_(value)
         return sorted(tensors)
 
     def state(self, ref: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
         module: nn.Module = self.objects[ref]
-        found: dict[str, torch.Tensor] = dict(module.named_parameters())
-        found.update(module.named_buffers())
+        found = _named_state(module)
         for item in inventory.plain_tensors(module):
             owner, _, attr = item["name"].rpartition(".")
-            found[item["name"]] = getattr(module.get_submodule(owner) if owner else module, attr)
+            found[item["name"]] = getattr(inventory.submodule(module, owner), attr)
         return {n: t for n, t in found.items() if names is None or n in names}
 
     def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:
@@ -266,6 +268,11 @@ class InterruptAfter:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def _named_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """The module's parameters and buffers by the names its description gives them."""
+    return dict(inventory.held_tensors(module, "parameters") + inventory.held_tensors(module, "buffers"))
+
+
 def _display(*objects: Any, **_: Any) -> None:
     """Jupyter's display(), as plain printing, so notebooks that call it still run."""
     print(*objects)
@@ -328,7 +335,8 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
     torch.backends.cudnn.allow_tf32 = False
     confine.no_new_privileges()  # a setuid binary can never give the submission back what it lost
     if "landlock" not in without:
-        landlock = confine.restrict_filesystem(confine.filesystem_rules(scratch, config["hidden"]))
+        rules = confine.filesystem_rules(scratch, config["hidden"], config.get("accelerator"))
+        landlock = confine.restrict_filesystem(rules)
         active += [landlock] if landlock else []
     if walls.uid is not None:
         isolation.become(walls.uid, scratch)

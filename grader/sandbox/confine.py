@@ -117,8 +117,7 @@ def _add_rule(ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/dri",
-           "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", *(f"/dev/nvidia{i}" for i in range(16)))
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random")
 
 
 # Of /proc, only this process's own entries and machine-wide facts (CPU count, memory) that libraries
@@ -127,11 +126,30 @@ DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random",
 PROC = ("/proc/self", "/proc/thread-self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg",
         "/proc/sys", "/proc/filesystems", "/proc/version")
 
+# What a GPU's driver opens, granted only where the judge found a CUDA device (grader.judge.accelerator):
+# NVIDIA's device files (MIG's capabilities among them), and AMD's for a HIP build of torch.
+GPU_DEVICES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-caps",
+               *(f"/dev/nvidia{i}" for i in range(16)), "/dev/kfd", "/dev/dri")
+# The CUDA driver names the threads it starts from the thread that starts them (glibc's pthread_setname_np
+# writes /proc/self/task/<tid>/comm, opened for writing and truncating); refused, CUDA fails to start
+# ("Error 304: OS call failed"). Those threads' folders do not exist when the rules are written, so the
+# rule covers the folder they will appear in: this process's own threads, none of another process (a
+# process the submission forks has a /proc entry of its own, outside it). What it makes writable besides a
+# thread's name is each thread's own attributes, none beyond what the process may already change about
+# itself: a higher OOM score, its scheduler statistics, its own memory, its security labels as the LSM's
+# policy allows; the ID maps, a lower OOM score and the audit login need capabilities the child no longer has.
+GPU_THREADS = ("/proc/self/task", READ | _FS["write_file"] | _FS["truncate"])
 
-def filesystem_rules(scratch: str, hidden: Iterable[str]) -> list[tuple[str, int]]:
-    """Read the system and Python's import path (minus the hidden folders); write only the scratch dir."""
-    return ([(root, READ) for root in (*readable_roots(tuple(hidden)), *PROC)]
-            + [(dev, DEVICE) for dev in DEVICES] + [(scratch, WRITE)])
+
+def filesystem_rules(scratch: str, hidden: Iterable[str], accelerator: str | None = None) -> list[tuple[str, int]]:
+    """Read the system and Python's import path (minus the hidden folders); write only the scratch dir.
+    `accelerator`: the kind of device the judge found (grader.judge.accelerator.driver_kind); `cuda` adds
+    what its driver needs, the same for every child of the run, whatever the submission does."""
+    rules = ([(root, READ) for root in (*readable_roots(tuple(hidden)), *PROC)]
+             + [(dev, DEVICE) for dev in DEVICES] + [(scratch, WRITE)])
+    if accelerator == "cuda":
+        rules += [(dev, DEVICE) for dev in GPU_DEVICES] + [GPU_THREADS]
+    return rules
 
 
 @lru_cache(maxsize=4)

@@ -49,23 +49,16 @@ def own_instance(obj: Any, own_files: set[str]) -> bool:
 
 
 def describe_module(module: nn.Module) -> dict[str, Any]:
-    parameters = []
-    for name, p in list(module.named_parameters())[:MAX_ENTRIES]:
-        parameters.append(
-            {"name": name, "shape": list(p.shape), "dtype": str(p.dtype), "requires_grad": p.requires_grad}
-        )
+    parameters = [{"name": name, "shape": list(p.shape), "dtype": str(p.dtype), "requires_grad": p.requires_grad}
+                  for name, p in held_tensors(module, "parameters")]
     buffers = []
-    for name, b in list(module.named_buffers())[:MAX_ENTRIES]:
+    held = held_modules(module)
+    owners = dict(held)
+    for name, b in held_tensors(module, "buffers"):
         owner_name, _, leaf = name.rpartition(".")
-        owner = module.get_submodule(owner_name) if owner_name else module
-        buffers.append(
-            {
-                "name": name,
-                "shape": list(b.shape),
-                "dtype": str(b.dtype),
-                "persistent": leaf not in owner._non_persistent_buffers_set,
-            }
-        )
+        owner = owners.get(owner_name, module)
+        buffers.append({"name": name, "shape": list(b.shape), "dtype": str(b.dtype),
+                        "persistent": leaf not in owner._non_persistent_buffers_set})
     return {
         "kind": "module",
         "class": type(module).__name__,
@@ -73,17 +66,77 @@ def describe_module(module: nn.Module) -> dict[str, Any]:
         "parameters": parameters,
         "buffers": buffers,
         "plain_tensors": plain_tensors(module),
-        "modules": [
-            {"name": name, "class": type(m).__name__}
-            for name, m in list(module.named_modules())[1:MAX_ENTRIES]
-        ],
+        "modules": [{"name": name, "class": type(m).__name__} for name, m in held[1:]],
     }
+
+
+# nn.Module's own tables (what it registered, its hooks): never a student's container of modules.
+_MODULE_INTERNALS = frozenset(vars(nn.Module()))
+
+
+def held_modules(module: nn.Module) -> list[tuple[str, nn.Module]]:
+    """The module and every module its forward can reach as its own: named_modules(), then the modules any
+    of them keeps in a plain list, tuple or dict (`self.heads = [Head(...) for ...]`) with theirs, named as
+    an nn.ModuleList or nn.ModuleDict would name them (`heads.0`). parameters() and .to(device) do not see
+    the latter, which is the device exercise's to charge; every other exercise judges what the module
+    computes, through the modules its forward uses."""
+    found = list(module.named_modules())[:MAX_ENTRIES]
+    seen = {id(m) for _, m in found}
+    for name, current in found:  # grows as it goes: what a held module holds is held too
+        if len(found) >= MAX_ENTRIES:
+            break
+        for attr, value in vars(current).items():
+            if attr in _MODULE_INTERNALS:
+                continue
+            for key, inner in _contained(value):
+                prefix = f"{name}.{attr}.{key}" if name else f"{attr}.{key}"
+                for sub, held in inner.named_modules(prefix=prefix):
+                    if id(held) not in seen and len(found) < MAX_ENTRIES:
+                        seen.add(id(held))
+                        found.append((sub, held))
+    return found
+
+
+def _contained(value: Any) -> list[tuple[str, nn.Module]]:
+    """The modules a plain list, tuple or dict holds, by index or key (a key with a dot cannot be a name)."""
+    if isinstance(value, (list, tuple)):
+        pairs: list[tuple[Any, Any]] = list(enumerate(value[:MAX_ENTRIES]))
+    elif isinstance(value, dict):
+        pairs = list(value.items())[:MAX_ENTRIES]
+    else:
+        return []
+    return [(str(key), m) for key, m in pairs
+            if isinstance(m, nn.Module) and isinstance(key, (int, str)) and str(key) and "." not in str(key)]
+
+
+def held_tensors(module: nn.Module, kind: str) -> list[tuple[str, torch.Tensor]]:
+    """The module's `parameters` or `buffers` by name, as its named_parameters() or named_buffers() gives
+    them, then those of the modules it holds in plain containers (held_modules), each tensor once."""
+    found = list(getattr(module, f"named_{kind}")())[:MAX_ENTRIES]
+    registered = {id(m) for _, m in module.named_modules()}
+    seen = {id(t) for _, t in found}
+    for prefix, held in held_modules(module):
+        if id(held) in registered:
+            continue
+        for leaf, tensor in getattr(held, f"named_{kind}")(recurse=False):
+            if id(tensor) not in seen and len(found) < MAX_ENTRIES:
+                seen.add(id(tensor))
+                found.append((f"{prefix}.{leaf}", tensor))
+    return found
+
+
+def submodule(module: nn.Module, name: str) -> nn.Module:
+    """The held module of that name (see held_modules); "" is the module itself."""
+    for held, m in held_modules(module) if name else [("", module)]:
+        if held == name:
+            return m
+    raise AttributeError(f"{type(module).__name__} has no submodule {name!r}")
 
 
 def plain_tensors(module: nn.Module) -> list[dict[str, Any]]:
     """Tensors held as ordinary attributes: `.to(device)` leaves them behind."""
     found = []
-    for prefix, m in list(module.named_modules())[:MAX_ENTRIES]:
+    for prefix, m in held_modules(module):
         for attr, value in vars(m).items():
             if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
                 found.append({"name": f"{prefix}.{attr}" if prefix else attr, "shape": list(value.shape)})

@@ -1,0 +1,95 @@
+"""What a child may open where the judge found a GPU, and nowhere else.
+
+CUDA fails to start in a child that cannot name the threads its driver starts (it writes their
+/proc/self/task/<tid>/comm from the thread that starts them). The rule set is data (a test reads what it
+grants and when), and a real sandbox shows the grant doing what the driver needs without a GPU: a
+submission names another of its threads as the driver does, refused where the judge found no CUDA device
+and let through where it did (GRADER_ACCELERATOR=cuda), while everything else stays as closed."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import SOLUTION, Grade
+from grader.judge.accelerator import driver_kind
+from grader.sandbox import confine
+
+SCRATCH = "/tmp/scratch-of-a-child"
+NAMES_A_THREAD = SOLUTION.read_text(encoding="utf-8") + '''
+
+import ctypes, errno, os, threading
+
+def _attempt(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return "written"
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.pthread_setname_np.argtypes = [ctypes.c_ulong, ctypes.c_char_p]
+_stop = threading.Event()
+_helper = threading.Thread(target=_stop.wait)
+_helper.start()
+_code = _libc.pthread_setname_np(_helper.ident, b"cuda-EvtHandlr")
+print("THREAD-NAMED", errno.errorcode.get(_code, "ok") if _code else "ok")
+print("THREAD-NAME", open(f"/proc/self/task/{_helper.native_id}/comm").read().strip())
+print("PROCESS-OOM", _attempt("/proc/self/oom_score_adj", "500"))
+print("OUTSIDE", _attempt(os.path.join(os.path.dirname(os.__file__), "grader-was-here.txt"), "x"))
+_stop.set()
+_helper.join()
+'''
+
+
+def rights(rules: list[tuple[str, int]], path: str) -> int:
+    return sum({r for p, r in rules if p == path})
+
+
+def test_no_gpu_no_grant() -> None:
+    """Without a CUDA device the child may write nowhere but its scratch folder and opens no GPU device."""
+    rules = confine.filesystem_rules(SCRATCH, [])
+    written = {path for path, r in rules if r & confine._FS["write_file"] and path not in confine.DEVICES}
+    assert written == {SCRATCH}
+    assert not {path for path, _ in rules} & {*confine.GPU_DEVICES, confine.GPU_THREADS[0]}
+
+
+def test_a_cuda_device_grants_its_driver_and_nothing_else() -> None:
+    """With one: the driver's device files, and writing (not making, removing or renaming) beneath the
+    child's own threads' folder, which is the only writable path outside the scratch folder."""
+    plain = confine.filesystem_rules(SCRATCH, [])
+    gpu = confine.filesystem_rules(SCRATCH, [], "cuda")
+    added = [rule for rule in gpu if rule not in plain]
+    assert added == [(dev, confine.DEVICE) for dev in confine.GPU_DEVICES] + [confine.GPU_THREADS]
+    assert {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm", "/dev/kfd", "/dev/dri"} <= set(confine.GPU_DEVICES)
+    path, granted = confine.GPU_THREADS
+    assert path == "/proc/self/task"  # opened by the child itself: its own pid's folder, never another's
+    assert granted == confine.READ | confine._FS["write_file"] | confine._FS["truncate"]
+    for right in ("make_reg", "make_dir", "remove_file", "remove_dir", "refer", "make_sym", "ioctl_dev"):
+        assert not granted & confine._FS[right], right
+
+
+@pytest.mark.parametrize(("device", "kind"), [
+    ("cuda", "cuda"), ("cuda:1", "cuda"), ("cpu", None), ("mps", None), (None, None), ("", None),
+    ("not-a-device", None),
+])
+def test_the_grant_follows_the_judges_device(device: str | None, kind: str | None) -> None:
+    assert driver_kind(device) == kind
+
+
+def test_a_child_names_its_threads_only_where_the_judge_found_cuda(grade_file: Grade,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's own step, in a real sandbox: naming a thread it started. Everything else a child could
+    not write stays closed, and the protections the result lists are the same either way."""
+    if not confine.landlock_abi():
+        pytest.skip("no Landlock on this kernel: nothing is refused to grant")
+    protections = []
+    for device, named in (("cuda", "ok"), ("cpu", "EACCES")):
+        monkeypatch.setenv("GRADER_ACCELERATOR", device)
+        run = grade_file(NAMES_A_THREAD, "3.1")
+        said = dict(line.split(" ", 1) for line in run.output_tail.splitlines() if " " in line)
+        assert said.get("THREAD-NAMED") == named, (device, run.output_tail)
+        assert (said.get("THREAD-NAME") == "cuda-EvtHandlr") == (named == "ok"), run.output_tail
+        assert said.get("PROCESS-OOM") == "EACCES" and said.get("OUTSIDE") in ("EACCES", "EROFS"), run.output_tail
+        assert [e.score for e in run.exercises] == [e.max_score for e in run.exercises]
+        protections.append(run.protections)
+    assert protections[0] == protections[1] and any(p.startswith("landlock-abi") for p in protections[0])
