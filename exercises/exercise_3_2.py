@@ -206,7 +206,7 @@ def _concat(sb: SandboxClient, wrapper: Obj, rng: torch.Generator) -> Outcome:
     got = sb.forward(wrapper, x)
     if constant(got):
         return computes_nothing(wrapper.cls, got)
-    heads = [sb.call_module(wrapper, name, method="get_submodule", label=f"{wrapper.cls}.{name}") for name in names]
+    heads = [sb.submodule(wrapper, name) for name in names]
     expected = torch.cat([sb.forward(head, x, label=f"{wrapper.cls}.{name}.forward")
                           for head, name in zip(heads, names)], dim=-1)
     if not close(got, expected, equal_nan=True):

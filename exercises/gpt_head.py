@@ -255,7 +255,7 @@ def _instance(sb: SandboxClient) -> Obj | None:
     for obj in reversed(modules):
         for sub in obj.info.get("modules", []):
             if sub.get("class") == "Head" and isinstance(sub.get("name"), str):
-                return sb.call_module(obj, sub["name"], method="get_submodule", label=f"{obj.name}.{sub['name']}")
+                return sb.submodule(obj, sub["name"])
     return None
 
 

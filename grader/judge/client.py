@@ -347,6 +347,12 @@ class SandboxClient:
         value = self._probe("state", label, None, ref=self._ref(module)["__ref__"], names=names)
         return self._valid(label, protocol.tensors, value)
 
+    def submodule(self, module: Obj, name: str) -> Obj:
+        """The module that `module` holds under `name`, as its description names it (`heads.0`, also for a
+        head kept in a plain list: grader.sandbox.inventory.held_modules)."""
+        label = f"{module.name}.{name}"
+        return self._obj(self._probe("submodule", label, None, ref=self._ref(module)["__ref__"], name=name), label)
+
     def describe(self, obj: Obj) -> dict[str, Any]:
         """The object's description now; {} for one the child does not describe."""
         label = f"describing {obj.name}"
