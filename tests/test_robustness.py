@@ -8,6 +8,7 @@ group and reaps it.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -52,6 +53,30 @@ def test_a_long_cell_is_interrupted_keeping_its_state_and_later_cells_run(grade_
     assert problems(run) == [(2, "interrupted")] and run.cell_counts == {"ok": 2, "interrupted": 1}
     assert "steps True" in run.output_tail
     assert statuses(run, "3.1") == ALL_31
+
+
+def test_a_cell_that_finished_is_never_lost_in_a_replay(launcher: ZygoteLauncher, tmp_path: Path) -> None:
+    """A replay late in the budget (the cells' window spent), on a machine that has become slow: the first
+    cell, quick the first time, now takes 2 s. It keeps the share it had when it first ran, so `torch` is
+    imported again and the cell after it still binds its answer; with only a late cell's 1 s it would be
+    interrupted and every later cell would fail with a NameError."""
+    slow_when_late = ("import os, time\n"
+                      "if os.path.getmtime(__file__) < 1e6:  # the test's sign that this is the slow replay\n"
+                      "    time.sleep(2)\n"
+                      "import torch")
+    path = tmp_path / "notebook.ipynb"
+    path.write_text(notebook(slow_when_late, "answer = torch.ones(3)"), encoding="utf-8")
+    sandbox = SandboxClient(load(path), launcher, budget_s=20)
+    try:
+        sandbox.start()
+        assert [r.status for r in sandbox.cell_records()] == ["ok", "ok"]
+        os.utime(sandbox.scratch.path / path.name, (1, 1))
+        sandbox.deadline = time.monotonic() + 8  # 12 of the 20 s spent: a cell starting now gets 1 s
+        sandbox._kill()
+        assert sandbox.variables(["answer"])["answer"].tolist() == [1.0, 1.0, 1.0]
+        assert [r.status for r in sandbox.cell_records()] == ["ok", "ok"]
+    finally:
+        sandbox.close()
 
 
 # -- errors and processes ---------------------------------------------------------------------------------

@@ -21,6 +21,17 @@ def cell_share(budget: float, elapsed: float) -> float:
     return min(budget * UNIT, max(budget * LOADING - elapsed, MIN_UNIT))
 
 
+def replay_share(first: float | None, interrupted: bool, budget: float, elapsed: float) -> float:
+    """Seconds a cell may run when the cells are replayed in a fresh child (after a kill). A cell that ran to
+    its end the first time (`first`: the share it had then) keeps that share, however late the replay: what
+    it used then it may need again on a machine that has become slow, and a cell lost in a replay loses every
+    answer after it. A cell interrupted before runs again only as long as any late cell: what it built
+    before the long part is what later cells need, and the budget pays for it once."""
+    if interrupted:
+        return MIN_UNIT
+    return max(first or 0.0, cell_share(budget, elapsed))
+
+
 def kill_after(share: float) -> float:
     """When a cell that was interrupted but did not stop is killed."""
     return share + max(GRACE, share / 10)

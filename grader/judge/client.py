@@ -79,6 +79,7 @@ class SandboxClient:
         self.generation = 0
         self.protections: list[str] = []
         self.records: dict[int, CellRecord] = {}
+        self.shares: dict[int, float] = {}  # cell -> the share it ran to its end within, the first time
         self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
         self._child: _Child | None = None
         self._memo: dict[str, Any] = {}
@@ -143,10 +144,9 @@ class SandboxClient:
         previous = self.records.get(cell.number)
         if previous is not None and previous.status in ("timeout", "crashed"):
             return True
-        # A cell interrupted before runs again, in a replay, only as long as any late cell: what it built
-        # before the long part is what later cells need, and the budget pays for it once.
-        share = budget.MIN_UNIT if previous is not None and previous.status == "interrupted" else budget.cell_share(
-            self.budget_s, self.budget_s - (self.deadline - time.monotonic()))
+        interrupted = previous is not None and previous.status == "interrupted"
+        elapsed = self.budget_s - (self.deadline - time.monotonic())
+        share = budget.replay_share(self.shares.get(cell.number), interrupted, self.budget_s, elapsed)
         args = {
             "number": cell.number,
             "source": cell.source,
@@ -172,6 +172,8 @@ class SandboxClient:
             record = _record(cell, "crashed", {"how": exc.detail})
         if previous is None or record.status in ("timeout", "crashed"):
             self.records[cell.number] = record
+        if previous is None and record.status in ("ok", "error"):
+            self.shares[cell.number] = share
         return self._child is not None
 
     def _kill(self, grace: float = 0.0) -> dict[str, int]:
