@@ -188,6 +188,24 @@ def test_template_notebook_exits_1(tmp_path: Path, launcher: ZygoteLauncher) -> 
     assert (tmp_path / "feedback" / "chapter3.html").is_file()
 
 
+def test_a_notebook_an_editor_saved_with_version_5_is_graded_with_a_note(tmp_path: Path,
+                                                                          launcher: ZygoteLauncher) -> None:
+    """Some editors write `"nbformat": 5` over ordinary version-4 cells: the cells are graded as they are,
+    and the terminal, the page and the JSON say what was off in the file, in both languages."""
+    notebook = json.loads((ROOT / "tests" / "corpus" / "book_style.ipynb").read_text(encoding="utf-8"))
+    notebook["nbformat"] = 5
+    (tmp_path / "saved.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    result = grade_in_process("3.1", "saved.ipynb", "--json", "out.json", cwd=tmp_path, launcher=launcher)
+    assert result.code == 0, result.stdout + result.stderr
+    assert ("Your notebook's file is not in the standard format (\"nbformat\": 5), but every cell has the usual "
+            "shape, so its cells were read and graded as usual.") in result.stdout
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["submission"]["header"] == '"nbformat": 5'
+    page = (tmp_path / "feedback" / "saved.html").read_text(encoding="utf-8")
+    assert "你的笔记本文件不是标准格式（&#34;nbformat&#34;: 5）" in page and "Notebook file" in page
+    result = grade_in_process("3.1", "saved.ipynb", "--lang", "zh", cwd=tmp_path, launcher=launcher)
+    assert "你的笔记本文件不是标准格式（\"nbformat\": 5），但每个单元格都是常见的格式" in result.stdout
+
+
 def test_relative_submission_from_another_cwd(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     work = tmp_path / "student"
     work.mkdir()

@@ -290,3 +290,34 @@ def test_an_empty_submission_says_so_and_what_to_hand_in() -> None:
     for lang in catalogue.LANGS:
         said = catalogue.text(err.value.key, lang, **err.value.args_)
         assert ".ipynb" in said and ".py" in said and "none of" not in said
+
+
+def _saved_by_an_editor(**header: object) -> str:
+    """A notebook as some editors save it: ordinary version-4 cells under a header nbformat refuses."""
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# 练习 3.1\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
+              "source": ["import torch\n", "x = torch.ones(2)"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": "y = x * 2\n"}]
+    return json.dumps({"metadata": {"language_info": {"name": "python"}}, **header, "cells": cells})
+
+
+@pytest.mark.parametrize(("header", "said"), [
+    ({"nbformat": 5, "nbformat_minor": 0}, '"nbformat": 5'),
+    ({"nbformat": "4", "nbformat_minor": 2}, '"nbformat": "4"'),
+    ({"nbformat": 4}, '"nbformat_minor": null'),
+], ids=["version-5", "version-as-text", "no-minor"])
+def test_a_notebook_with_an_odd_header_is_read_for_its_cells(tmp_path: Path, header: dict, said: str) -> None:
+    path = tmp_path / "answer.ipynb"
+    path.write_text(_saved_by_an_editor(**header), encoding="utf-8")
+    submission = load(path)
+    assert [(c.number, c.source) for c in submission.cells] == [(2, "import torch\nx = torch.ones(2)\n"),
+                                                               (3, "y = x * 2\n")]
+    assert submission.header == said
+
+
+def test_what_cannot_be_read_is_still_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "answer.ipynb"
+    path.write_text(json.dumps({"nbformat": 5, "cells": [{"cell_type": "code", "source": 42}]}), encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load(path)
+    assert err.value.key == "cli.bad_notebook" and "5" in err.value.args_["error"]

@@ -72,7 +72,7 @@ def grade(source: Path | Sequence[Path] | Submission, exercises: Sequence[Exerci
         duration_s=time.monotonic() - started,
         submission=SubmissionInfo(str(submission.path), submission.sha256, submission.kind,
                                   tuple(p.name for p in submission.files) if submission.support else (),
-                                  left_out=found.note()),
+                                  left_out=found.note(), header=submission.header),
         cells=cells,
         exercises=results,
         protections=tuple(sandbox.protections),

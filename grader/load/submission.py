@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import io
+import json
 import re
 import tokenize
 import warnings
@@ -56,6 +57,8 @@ class Submission:
     cells: tuple[Cell, ...] = field(default=())
     support: tuple[Path, ...] = ()  # the other files handed in beside it, copied into the scratch directory
     on_disk: bool = True  # False for what a kernel ran: `path` names its notebook, which need not exist
+    # What was off in a notebook's file whose cells were read anyway (`"nbformat": 5`); "" for none.
+    header: str = ""
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -84,8 +87,9 @@ def load_many(paths: Sequence[Path]) -> Submission:
                           filename=f"<cell {c.number + offset}>" if part.kind == "ipynb" else c.filename)
                   for c in part.cells]
     first = graded[0]
+    header = "; ".join(f"{part.path.name}: {part.header}" for part in graded if part.header)
     return Submission(first.path, first.kind, fingerprint(paths), tuple(cells),
-                      tuple(p for p in paths if p != first.path))
+                      tuple(p for p in paths if p != first.path), header=header)
 
 
 def fingerprint(paths: Sequence[Path]) -> str:
@@ -115,7 +119,8 @@ def load(path: Path) -> Submission:
     sha = hashlib.sha256(raw).hexdigest()
     if path.suffix == ".py":
         return Submission(path, "py", sha, split_module(text, path.name))
-    return Submission(path, "ipynb", sha, neutralised(notebook_cells(text, path)))
+    cells, header = notebook_cells(text, path)
+    return Submission(path, "ipynb", sha, neutralised(cells), header=header)
 
 
 def kernel_inputs(inputs: Sequence[tuple[int, str]], path: Path) -> Submission:
@@ -180,7 +185,12 @@ def _starts_by_layout(lines: Sequence[str]) -> list[int]:
     return [0, *starts[1:]] if starts else []
 
 
-def notebook_cells(text: str, path: Path) -> list[Cell]:
+def notebook_cells(text: str, path: Path) -> tuple[list[Cell], str]:
+    """The notebook's code cells, and what was off in its file where they were read anyway ("" for none).
+
+    nbformat reads what follows its schema. A file some editors save with a header nbformat refuses
+    (`"nbformat": 5`, a version that does not exist, over ordinary version-4 cells) is read as what it holds
+    where every cell has the version-4 shape, and the note names what was off; anything else is refused."""
     if not text.strip():  # nbformat would say "does not appear to be JSON: ''"
         raise LoadError("cli.empty_notebook", path=str(path))
     try:
@@ -189,12 +199,52 @@ def notebook_cells(text: str, path: Path) -> list[Cell]:
             nb = nbformat.reads(text, as_version=4)
             nbformat.validate(nb)
     except Exception as exc:  # nbformat raises JSON, schema and version errors of many types
-        raise LoadError("cli.bad_notebook", path=str(path), error=_first_line(exc)) from None
-    return [
+        found = _version_4_cells(text, _first_line(exc))
+        if found is None:
+            raise LoadError("cli.bad_notebook", path=str(path), error=_first_line(exc)) from None
+        sources, header = found
+        return [Cell(number=n, source=source, filename=f"<cell {n}>") for n, source in sources], header
+    cells = [
         Cell(number=n, source=cell.source, filename=f"<cell {n}>")
         for n, cell in enumerate(nb.cells, start=1)
         if cell.cell_type == "code"
     ]
+    return cells, ""
+
+
+_CELL_TYPES = ("code", "markdown", "raw")
+
+
+def _version_4_cells(text: str, error: str) -> tuple[list[tuple[int, str]], str] | None:
+    """(number, source) of each code cell of a notebook whose cells all have the version-4 shape, and what
+    its header says that a version-4 notebook's does not (else what nbformat said, `error`); None where the
+    file is not such a notebook."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list) or not cells or not all(_version_4_cell(cell) for cell in cells):
+        return None
+    off = [f'"nbformat": {json.dumps(data.get("nbformat"))}'] if data.get("nbformat") != 4 else []
+    if not isinstance(data.get("nbformat_minor"), int):
+        off.append(f'"nbformat_minor": {json.dumps(data.get("nbformat_minor"))}')
+    if not isinstance(data.get("metadata"), dict):
+        off.append('"metadata" missing')
+    header = ", ".join(off) or error
+    sources = [(n, _joined(cell["source"])) for n, cell in enumerate(cells, start=1) if cell["cell_type"] == "code"]
+    return sources, header[:200]
+
+
+def _version_4_cell(cell: object) -> bool:
+    if not isinstance(cell, dict) or cell.get("cell_type") not in _CELL_TYPES:
+        return False
+    source = cell.get("source")
+    return isinstance(source, str) or (isinstance(source, list) and all(isinstance(line, str) for line in source))
+
+
+def _joined(source: str | list[str]) -> str:
+    return source if isinstance(source, str) else "".join(source)
 
 
 def neutralise(cell: Cell, grader_calls: bool = False) -> Cell:

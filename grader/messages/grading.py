@@ -189,6 +189,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.error": {"en": "grader error", "zh": "评分器错误"},
     "status.skipped": {"en": "skipped", "zh": "跳过"},
+    # -- a notebook read although its file is off the format ----------------------------------------------------
+    "page.header_title": {"en": "Notebook file", "zh": "笔记本文件"},
+    "page.header": {
+        "en": "Your notebook's file is not in the standard format ({header}), but every cell has the usual shape, "
+              "so its cells were read and graded as usual. Saving it again from Jupyter writes a standard file.",
+        "zh": "你的笔记本文件不是标准格式（{header}），但每个单元格都是常见的格式，因此照常读取并评分。"
+              "在 Jupyter 中重新保存即可写出标准文件。",
+    },
     # -- single-file mode: the files beside a submission that its caps left out ----------------------------------
     "page.left_out_title": {"en": "Files not copied", "zh": "未复制的文件"},
     "page.left_out": {

@@ -18,7 +18,7 @@ from grader.judge import budget
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import clean, left_out, problem_cells, problem_line, self_check
+from grader.render.text import clean, left_out, odd_header, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, where
 
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
@@ -55,7 +55,9 @@ def _context(run: RunResult, langs: Sequence[str]) -> dict[str, Any]:
         for record in records
     ]
     notes = catalogue.every_lang(lambda each: left_out(run, each))
+    header = catalogue.every_lang(lambda each: odd_header(run, each))
     return {"run": run, "t": t, "quote": quote, "place": place, "cell_problems": problems, "left_out": notes,
+            "odd_header": header,
             "langs": langs, **figure_places(run)}
 
 

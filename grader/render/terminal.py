@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from grader.messages import catalogue
-from grader.render.text import STATUS_ICONS, cell_problems, left_out, one_line, self_check
+from grader.render.text import STATUS_ICONS, cell_problems, left_out, odd_header, one_line, self_check
 from grader.results import RunResult
 
 _HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}
@@ -68,9 +68,7 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
     banner = self_check(run, lang)
     lines = [style(one_line(banner), fg="yellow", bold=True)] if banner else []
     lines.append(f"{one_line(run.submission.path)}  (seed {run.seed})")
-    note = left_out(run, lang)
-    if note:
-        lines.append(_INDENT + one_line(note))
+    lines += [_INDENT + one_line(note) for note in (odd_header(run, lang), left_out(run, lang)) if note]
     lines += [_INDENT + one_line(problem) for problem in cell_problems(run, lang)]
     for exercise in run.exercises:
         header = ljust(one_line(exercise.id), lead) + one_line(exercise.title)

@@ -73,6 +73,13 @@ def left_out(run: RunResult, lang: str) -> str:
                           max_mib=note["max_mib"])
 
 
+def odd_header(run: RunResult, lang: str) -> str:
+    """The note for a notebook read although its file is off the format (a header some editors write);
+    "" for one that follows it."""
+    header = run.submission.header
+    return catalogue.text("page.header", lang, header=header) if header else ""
+
+
 def self_check(run: RunResult, lang: str) -> str:
     """The banner of a result graded for a Jupyter kernel (RunResult.self_check), which its code could
     forge: what it is not, and the command on the saved file whose result a course relies on; "" for a

@@ -43,7 +43,8 @@ def bounded(run: RunResult) -> RunResult:
         cells=tuple(kept[n] for n in sorted(kept)),
         exercises=tuple(replace(e, checks=tuple(_bounded_check(c) for c in e.checks)) for e in run.exercises),
         submission=replace(run.submission, files=run.submission.files[:FILES],
-                           left_out=capped(run.submission.left_out, SHORT_CHARS, LEFT_OUT)),
+                           left_out=capped(run.submission.left_out, SHORT_CHARS, LEFT_OUT),
+                           header=run.submission.header[:SHORT_CHARS]),
     )
 
 

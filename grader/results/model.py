@@ -89,6 +89,8 @@ class SubmissionInfo:
     # Single-file mode, when its caps kept files beside the submission out of the scratch folder:
     # {"count", "names" (the first LEFT_OUT), "max_files", "max_mib"} (grader.judge.scratch.Siblings.note).
     left_out: dict[str, Any] = field(default_factory=dict)
+    # A notebook read although its file is off the format (grader.load.submission.notebook_cells): what was off.
+    header: str = ""
 
 
 @dataclass(frozen=True)
