@@ -57,6 +57,22 @@ def test_bindings_are_read_from_the_text_of_top_level_statements() -> None:
         ("Causal_Attention", 10, True), ("build", 12, True), ("a", 13, False), ("b", 13, False), ("n", 14, False)]
 
 
+def test_names_imported_from_another_module_are_bindings_of_their_class() -> None:
+    source = ("from attention import MutliHeadAttentionWrapper as W, CausalAttention\n"
+              "from models.gpt import (Head,\n"
+              "import attention\n")
+    found = bindings([Cell(number=2, source=source, filename="<cell 2>")])
+    assert [(b.name, b.line, b.defines) for b in found] == [
+        ("MutliHeadAttentionWrapper", 1, True), ("CausalAttention", 1, True), ("Head", 2, True)]
+    assert near("MultiHeadAttentionWrapper", found) == ["MutliHeadAttentionWrapper"]
+
+
+def test_a_dimension_suffix_left_out_is_a_near_miss() -> None:
+    assert near("LayerNorm1d", defined("LayerNorm")) == ["LayerNorm"]
+    assert near("LayerNorm1d", defined("layer_norm_1d")) == ["layer_norm_1d"]
+    assert near("SelfAttention_v1", defined("SelfAttention_v1d")) == []  # a digit of the name itself differs
+
+
 # -- the messages, graded end to end --------------------------------------------------------------------
 NEAR_MISSES = (ANSWERS.replace("class CausalAttention", "class Causal_Attention")
                .replace("CausalAttention(", "Causal_Attention(")
@@ -64,18 +80,32 @@ NEAR_MISSES = (ANSWERS.replace("class CausalAttention", "class Causal_Attention"
                .replace("class MultiHeadAttention(", "class Multihead_Attention("))
 
 
-def test_a_near_miss_is_named_with_the_name_to_use(grade_file) -> None:
+def test_the_one_near_miss_of_each_name_is_graded_with_a_note(grade_file) -> None:
+    """Each answer is there under one near name: each is graded as the exercise's class, and every message
+    says which class was graded as which, in both languages."""
     run = grade_file(NEAR_MISSES, "mask,3.2")
     causal = check(run, "mask", "causal")
-    assert causal.message_key == "check.near_miss"
-    for text in causal.messages.values():
-        assert "Causal_Attention → CausalAttention" in text
-        assert "MultiHeadAttentionWraper → MultiHeadAttentionWrapper" in text
-        assert "Multihead_Attention → MultiHeadAttention" in text
-    assert "未找到答案" in causal.messages["zh"] and "名称相近" in causal.messages["zh"]
+    assert (causal.status, causal.message_key) == ("passed", "mask.causal.ok"), causal.message
+    assert "Causal_Attention → CausalAttention" in causal.messages["en"]
+    assert "Multihead_Attention → MultiHeadAttention" in causal.messages["en"]
+    assert causal.messages["en"].endswith("rename yours to the name after the arrow.)")
+    assert "按练习中的名称评分：" in causal.messages["zh"] and "Causal_Attention → CausalAttention" in causal.messages["zh"]
+    assert causal.evidence["graded_as"]["CausalAttention"] == "Causal_Attention"
     concat = check(run, "3.2", "concat")
-    assert concat.message_key == "check.near_miss"
-    assert "MultiHeadAttentionWraper → MultiHeadAttentionWrapper" in concat.message
+    assert concat.status == "passed" and "MultiHeadAttentionWraper → MultiHeadAttentionWrapper" in concat.message
+    assert {e.id: e.score for e in run.exercises} == {e.id: e.max_score for e in run.exercises}
+
+
+def test_two_near_misses_are_never_picked_between(grade_file) -> None:
+    """Two classes named close to CausalAttention: neither is graded, and the message names both."""
+    causal_only = ANSWERS[ANSWERS.index("class CausalAttention"):ANSWERS.index("class MultiHeadAttentionWrapper")]
+    both = ("import torch\nimport torch.nn as nn\n\n" + causal_only.replace("CausalAttention", "Causal_Attention")
+            + causal_only.replace("CausalAttention", "CasualAttention"))
+    causal = check(grade_file(both, "mask"), "mask", "causal")
+    assert causal.message_key == "check.near_miss", causal.message
+    for text in causal.messages.values():
+        assert "Causal_Attention / CasualAttention → CausalAttention" in text
+    assert "未找到答案" in causal.messages["zh"] and "名称相近" in causal.messages["zh"]
 
 
 def test_a_gpt_class_in_another_case_is_named(grade_file) -> None:

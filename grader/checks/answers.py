@@ -12,7 +12,14 @@ from grader.judge.probes import Obj
 
 
 def classes(sb: SandboxClient, name: str) -> list[Obj]:
-    found = [o for o in sb.inventory() if o.kind == "class" and o.cls == name and o.info.get("is_module")]
+    """The submission's module classes of that name, oldest first; where none has it, those of the one class
+    of its own named close to it (near_miss.stand_in: noted on the check's message), graded as the class of
+    that name: the handle carries the exercise's name, which is what every check looks it up by."""
+    modules = [o for o in sb.inventory() if o.kind == "class" and o.info.get("is_module")]
+    found = [o for o in modules if o.cls == name]
+    if not found:
+        stand_in = near_miss.stand_in(name, {o.cls for o in modules if o.info.get("defined_here")})
+        found = [Obj(o.ref, {**o.info, "class": name}, o.generation, o.bindings) for o in modules if o.cls == stand_in]
     if not found:
         near_miss.missed(name)
     return found
@@ -51,8 +58,13 @@ def with_object(outcome: Outcome, obj: Obj) -> Outcome:
 
 
 def instances(sb: SandboxClient, class_names: Iterable[str]) -> list[Obj]:
-    wanted = set(class_names)
-    return [o for o in sb.inventory() if o.kind == "module" and o.cls in wanted]
+    """The module instances of those classes; for a class name nothing carries, those of the one class of the
+    submission's own named close to it (as `classes`)."""
+    modules = [o for o in sb.inventory() if o.kind == "module"]
+    present = {o.cls for o in modules}
+    own = {o.cls for o in modules if o.info.get("defined_here")}
+    wanted = {name if name in present else near_miss.stand_in(name, own) for name in class_names}
+    return [o for o in modules if o.cls in wanted]
 
 
 def trainable_count(info: dict[str, Any]) -> int:

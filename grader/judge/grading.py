@@ -6,6 +6,7 @@ each become a check result with its own message; only the last is marked "error"
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
@@ -103,9 +104,10 @@ def _run_exercise(exercise: Exercise, sandbox: SandboxClient, seed: int, lang: s
 def _run_check(exercise: Exercise, check: Check, sandbox: SandboxClient, rng: torch.Generator,
                lang: str) -> CheckResult:
     missed: list[str] = []  # the names the check looked for in vain, to explain a NotFound with
+    graded_as: dict[str, str] = {}  # the names it graded a near miss for: the exercise's -> the submission's
     started = time.monotonic()
     try:
-        with near_miss.recording(missed):
+        with near_miss.recording(missed, graded_as):
             outcome = check.fn(sandbox, exercise.reference, rng)
     except Verdict as exc:
         outcome = exc.outcome
@@ -123,6 +125,11 @@ def _run_check(exercise: Exercise, check: Check, sandbox: SandboxClient, rng: to
         outcome = Outcome("error", "check.grader_error", {"error": f"no message {key!r}"})
         key = outcome.key
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
+    if graded_as:  # what was graded under which name, whatever the verdict
+        renames = "; ".join(f"{found} → {wanted}" for wanted, found in graded_as.items())
+        messages = {each: f"{text} {catalogue.text('check.graded_as', each, renames=renames)}"
+                    for each, text in messages.items()}
+        outcome = replace(outcome, evidence={**outcome.evidence, "graded_as": graded_as})
     diagnosis = outcome.args.get("diagnosis")  # the named bug a message explains itself with, for the class view
     evidence = {**outcome.evidence, "diagnosis": diagnosis.key} if isinstance(diagnosis, Msg) else outcome.evidence
     cause = cause_of(evidence.get("diagnosis"), exercise.id)  # the lines of code the page quotes for it

@@ -38,7 +38,12 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _BINDS = re.compile(r"(?:async\s+)?(?:def|class)\s+(?P<defined>[^\W\d]\w*)"
                     r"|(?P<assigned>[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*)\s*(?::[^=]*)?=(?!=)")
 
+# `from attention import MutliHeadAttentionWrapper as W, CausalAttention`: the names it imports are classes and
+# functions of another module, the student's own or not.
+_FROM_IMPORT = re.compile(r"from\s+[\w.]+\s+import\s+\(?(?P<names>[^)#]*)")
+
 _MISSED: ContextVar[list[str] | None] = ContextVar("grader_near_miss", default=None)
+_GRADED_AS: ContextVar[dict[str, str] | None] = ContextVar("grader_graded_as", default=None)
 _BOUND: "weakref.WeakKeyDictionary[SandboxClient, list[Binding]]" = weakref.WeakKeyDictionary()
 
 
@@ -60,14 +65,29 @@ def missed(name: str) -> None:
         names.append(name)
 
 
+def stand_in(wanted: str, names: Iterable[str]) -> str | None:
+    """The one name among `names` (the submission's own classes) that is a near miss of `wanted`, to be graded
+    in its place: a correct `CasualAttention` is the student's CausalAttention. Noted for the check's message
+    (`graded_as`). None where no name is near, or several are: the judge never picks between two silently."""
+    found = near_names(wanted, names)
+    if len(found) != 1:
+        return None
+    noted = _GRADED_AS.get()
+    if noted is not None:
+        noted[wanted] = found[0]
+    return found[0]
+
+
 @contextmanager
-def recording(names: list[str]) -> Iterator[None]:
-    """Collect into `names` what the finding functions miss while the block runs (one check)."""
-    token = _MISSED.set(names)
+def recording(names: list[str], graded_as: dict[str, str]) -> Iterator[None]:
+    """Collect into `names` what the finding functions miss while the block runs (one check), and into
+    `graded_as` each name they graded a near miss for (wanted -> the submission's name)."""
+    tokens = _MISSED.set(names), _GRADED_AS.set(graded_as)
     try:
         yield
     finally:
-        _MISSED.reset(token)
+        _MISSED.reset(tokens[0])
+        _GRADED_AS.reset(tokens[1])
 
 
 def explain(sb: SandboxClient, what: Msg, wanted: Iterable[str]) -> Outcome:
@@ -117,11 +137,16 @@ def bindings(cells: Sequence[Cell]) -> list[Binding]:
     found = []
     for cell in cells:
         for offset, text in enumerate(cell.source.split("\n")):  # lines as Python numbers them
+            imported = _FROM_IMPORT.match(text)
             match = _BINDS.match(text)
-            if match is None:
+            if imported is not None:  # the class's own name, not an alias: the name to rename
+                words = (_IDENTIFIER.findall(part) for part in imported["names"].split(","))
+                names, defines = [each[0] for each in words if each], True
+            elif match is not None:
+                names, defines = _IDENTIFIER.findall(match["defined"] or match["assigned"]), bool(match["defined"])
+            else:
                 continue
-            names = _IDENTIFIER.findall(match["defined"] or match["assigned"])
-            found += [Binding(n, cell.number, cell.first_line + offset, bool(match["defined"]))
+            found += [Binding(n, cell.number, cell.first_line + offset, defines)
                       for n in names if not keyword.iskeyword(n)]
             if len(found) >= MAX_BINDINGS:
                 return found[:MAX_BINDINGS]
@@ -131,25 +156,35 @@ def bindings(cells: Sequence[Cell]) -> list[Binding]:
 def near(wanted: str, bound: Sequence[Binding]) -> list[str]:
     """The names bound that are spelled close to `wanted` (never `wanted` itself), closest first; a class
     or def is preferred to a variable, as the answers looked for by name are mostly classes and functions."""
-    digits = _digits(wanted)
     for defines in (True, False):
-        names = {b.name for b in bound if b.defines == defines and b.name != wanted and _digits(b.name) == digits}
-        by_key: dict[str, list[str]] = {}
-        for name in sorted(names):
-            by_key.setdefault(_key(name), []).append(name)
-        keys = difflib.get_close_matches(_key(wanted), by_key, n=MAX_SHOWN, cutoff=CLOSE)
-        found = [name for k in keys for name in by_key[k]][:MAX_SHOWN]
+        found = near_names(wanted, {b.name for b in bound if b.defines == defines})
         if found:
             return found
     return []
 
 
+def near_names(wanted: str, names: Iterable[str]) -> list[str]:
+    """The names spelled close to `wanted` (never `wanted` itself), closest first: letter case, underscores,
+    a typo, or a dimension suffix added or dropped (`LayerNorm` for `LayerNorm1d`); never names whose
+    other digits differ (SelfAttention_v1 and SelfAttention_v2, xbow2 and xbow3 are different answers)."""
+    digits = _digits(wanted)
+    by_key: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        if name != wanted and _digits(name) == digits:
+            by_key.setdefault(_key(name), []).append(name)
+    keys = difflib.get_close_matches(_key(wanted), by_key, n=MAX_SHOWN, cutoff=CLOSE)
+    return [name for k in keys for name in by_key[k]][:MAX_SHOWN]
+
+
+_DIMENSION = re.compile(r"[123]d$")  # LayerNorm1d, BatchNorm2d: the suffix a learner's name may leave out
+
+
 def _key(name: str) -> str:
-    return name.replace("_", "").casefold()
+    return _DIMENSION.sub("", name.replace("_", "").casefold())
 
 
 def _digits(name: str) -> str:
-    return "".join(c for c in name if c.isdigit())
+    return "".join(c for c in _DIMENSION.sub("", name.casefold()) if c.isdigit())
 
 
 def _stopped(raised: dict[int, CellRecord], bound: Sequence[Binding], name: str) -> Outcome | None:

@@ -68,6 +68,12 @@ MESSAGES: dict[str, dict[str, str]] = {
               "the arrow: the grader looks for the exact names the exercise uses.",
         "zh": "未找到答案：{what} 名称相近：你定义的是 {renames}。请改成箭头后面的名称：评分器只按练习规定的名称精确查找。",
     },
+    "check.graded_as": {
+        "en": "(Graded as the exercise's names: {renames}. No class carries the name the exercise uses, so the "
+              "grader took the one class named close to it; rename yours to the name after the arrow.)",
+        "zh": "（按练习中的名称评分：{renames}。没有类使用练习规定的名称，因此评分器采用了唯一一个名称相近的类；"
+              "请把你的类改成箭头后面的名称。）",
+    },
     "check.after_failure": {
         "en": "No answer found: {what} {unit} raised {error}, so nothing after that line ran and the cells "
               "after it failed for want of what it would have defined: fix that line first.",

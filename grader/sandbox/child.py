@@ -33,7 +33,8 @@ class Child:
         self.namespace = self.module.__dict__
         self.namespace["display"] = _display
         sys.modules["__main__"] = self.module
-        self.own_files: set[str] = set()
+        self.own_files: set[str] = set()  # the files of the submission's code: its cells', and its own modules'
+        self.root = os.path.dirname(submission_file)  # the scratch folder: what its code imports from here is its own
         self.objects: list[Any] = []
         self.refs: dict[int, int] = {}  # id(object) -> handle; self.objects keeps every id alive
         self.history: list[tuple[int, str, Any]] = []  # (cell, name, object) for every binding made
@@ -118,9 +119,11 @@ class Child:
         return self.refs[id(obj)]
 
     def inventory(self) -> list[dict[str, Any]]:
-        """Every module, class and function the cells bound, with every (cell, name) that held it."""
+        """Every module, class and function the cells bound or reach (inventory.reached), with every (cell, name)
+        that held it."""
         entries: dict[int, dict[str, Any]] = {}
-        for cell, name, obj in self.history:
+        inventory.adopt_modules(self.own_files, self.root)
+        for cell, name, obj in inventory.reached(self.history, self.own_files):
             ref = self.refs.get(id(obj))
             if ref not in entries:
                 info = inventory.describe(obj, self.own_files)
@@ -225,6 +228,7 @@ class Child:
         return {"__object__": type(value).__name__, "repr": _safe(repr, value)}
 
     def error_info(self, exc: BaseException) -> dict[str, Any]:
+        inventory.adopt_modules(self.own_files, self.root)  # a frame in the student's own module is theirs too
         frames = [
             {"file": f.filename, "line": f.lineno, "function": f.name, "source": (f.line or "")[:300]}
             for f in traceback.extract_tb(exc.__traceback__)

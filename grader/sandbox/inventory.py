@@ -7,7 +7,10 @@ behaviour what it gives points for; it holds only names, shapes and flags, never
 from __future__ import annotations
 
 import inspect
-from typing import Any
+import os
+import sys
+import types
+from typing import Any, Iterator
 
 import torch
 from torch import nn
@@ -37,6 +40,47 @@ def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
     if own_instance(obj, own_files):
         return {"kind": "object", "class": type(obj).__name__, "defined_here": True}
     return None
+
+
+def adopt_modules(own_files: set[str], root: str) -> None:
+    """Add to `own_files` the submission's own modules: those its code imported from its scratch folder (a
+    sibling `attention.py`, a package handed in with it). Their classes are the submission's, as its
+    cells' are; only installed packages' are not."""
+    inside = tuple({os.path.join(root, ""), os.path.join(os.path.realpath(root), "")})
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith(inside):
+            own_files.add(path)
+
+
+def reached(history: list[tuple[int, str, Any]], own_files: set[str]) -> Iterator[tuple[int, str, Any]]:
+    """Every (cell, name, object) the cells bound, and after each what it reaches that is the submission's
+    own and bound nowhere by name: the classes and functions of its own modules however they were imported
+    (`import attention as A` reaches `A.CausalAttention`), and the class of an instance it holds (`mha`
+    reaches `mha.__class__`)."""
+    bound = {id(obj) for _, _, obj in history}
+    seen: set[int] = set()
+    for cell, name, obj in history:
+        yield cell, name, obj
+        for inner_name, inner in _reached_from(name, obj, own_files):
+            if id(inner) not in bound and id(inner) not in seen:
+                seen.add(id(inner))
+                yield cell, inner_name, inner
+
+
+def _reached_from(name: str, obj: Any, own_files: set[str], depth: int = 3) -> Iterator[tuple[str, Any]]:
+    if isinstance(obj, types.ModuleType):
+        if depth == 0 or getattr(obj, "__file__", None) not in own_files:
+            return
+        for attr, value in list(vars(obj).items())[:MAX_ENTRIES]:
+            if attr.startswith("__"):
+                continue
+            if isinstance(value, type) or inspect.isfunction(value):
+                yield f"{name}.{attr}", value
+            elif isinstance(value, types.ModuleType):
+                yield from _reached_from(f"{name}.{attr}", value, own_files, depth - 1)
+    elif not isinstance(obj, type) and _defined_in(type(obj), own_files):
+        yield f"{name}.__class__", type(obj)
 
 
 def own_instance(obj: Any, own_files: set[str]) -> bool:

@@ -1,0 +1,76 @@
+"""Answers found by what they are, wherever and however the student wrote them: classes in the student's own
+modules (any import form, or the class of an instance the file holds), and a correct class under a near name."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, SOLUTION, Grade, check, select
+from grader.judge.grading import grade
+from grader.judge.launcher import ZygoteLauncher
+from grader.results import RunResult
+
+OWN_MODULE = CORPUS / "own_module" / "MultiHeadAttention.py"
+
+# The same answer, reached through the student's module in each way a learner's script does it.
+IMPORTS = {
+    "import-as": "import MultiHeadAttention as M\nmha = M.MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12)\n",
+    "import": "import MultiHeadAttention\n"
+              "mha = MultiHeadAttention.MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12)\n",
+    "from-import": "from MultiHeadAttention import MultiHeadAttention\n"
+                   "mha = MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12)\n",
+    "instance-only": "import importlib\n"
+                     "mha = importlib.import_module('MultiHeadAttention').MultiHeadAttention(768, 768, 1024, 0.0, 12)\n",
+}
+
+
+def beside_its_module(launcher: ZygoteLauncher, folder: Path, source: str, exercises: str) -> RunResult:
+    """`grade EXERCISES main.py` with the student's module beside main.py, as the command line grades it."""
+    shutil.copy(OWN_MODULE, folder / OWN_MODULE.name)
+    (folder / "main.py").write_text(source, encoding="utf-8")
+    return grade(folder / "main.py", select(exercises), launcher, seed=0, beside=True)
+
+
+@pytest.mark.parametrize("way", sorted(IMPORTS))
+def test_a_class_in_the_students_own_module_is_theirs(launcher: ZygoteLauncher, tmp_path: Path, way: str) -> None:
+    source = "# Exercise 3.3 with my own module / 用我自己的模块\nimport torch\n" + IMPORTS[way]
+    run = beside_its_module(launcher, tmp_path, source, "3.3,mask,device")
+    scores = {e.id: (e.score, e.max_score) for e in run.exercises}
+    assert scores == {"3.3": (6, 6), "mask": (12, 12), "device": (4, 4)}, {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+    registered = check(run, "device", "registered")
+    assert "MultiHeadAttention" in registered.messages["en"] and "MultiHeadAttention" in registered.messages["zh"]
+
+
+def test_an_installed_packages_class_is_not_the_students(grade_file: Grade) -> None:
+    """torch's own MultiheadAttention held by the file is no answer of the student's."""
+    source = "import torch\nmha = torch.nn.MultiheadAttention(768, 12)\n"
+    c = check(grade_file(source, "mask"), "mask", "causal")
+    assert (c.status, c.message_key) in {("failed", "check.not_found"), ("failed", "check.near_miss")}, c.message
+
+
+
+def test_a_correct_class_under_a_near_name_is_graded_with_a_note(grade_file: Grade) -> None:
+    """`CasualAttention`, the book's class with two letters swapped, and nothing called CausalAttention: the
+    mask and device exercises grade it, and every message says it was graded as CausalAttention."""
+    source = SOLUTION.read_text(encoding="utf-8").replace("CausalAttention", "CasualAttention")
+    run = grade_file(source, "mask,device")
+    assert {e.id: e.score for e in run.exercises} == {"mask": 12, "device": 4}, {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+    for result in (check(run, "mask", "causal"), check(run, "device", "registered")):
+        assert "(Graded as the exercise's names: CasualAttention → CausalAttention." in result.messages["en"]
+        assert "（按练习中的名称评分：CasualAttention → CausalAttention。" in result.messages["zh"]
+
+
+def test_a_near_named_class_in_the_students_own_module_is_graded(launcher: ZygoteLauncher, tmp_path: Path) -> None:
+    """The near miss is imported from the student's module: it is theirs, and graded as the exercise's."""
+    module = SOLUTION.read_text(encoding="utf-8").replace("MultiHeadAttentionWrapper", "MutliHeadAttentionWrapper")
+    (tmp_path / "attention.py").write_text(module, encoding="utf-8")
+    (tmp_path / "main.py").write_text("from attention import MutliHeadAttentionWrapper\n"
+                                      "mha_2d = MutliHeadAttentionWrapper(3, 1, 6, 0.0, num_heads=2)\n", encoding="utf-8")
+    run = grade(tmp_path / "main.py", select("3.2"), launcher, seed=0, beside=True)
+    assert [(c.id, c.status) for c in run.exercises[0].checks] == [("answer", "passed"), ("concat", "passed")], [
+        c.message for c in run.exercises[0].checks]
+    assert "MutliHeadAttentionWrapper → MultiHeadAttentionWrapper" in check(run, "3.2", "concat").messages["zh"]
