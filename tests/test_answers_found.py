@@ -74,3 +74,22 @@ def test_a_near_named_class_in_the_students_own_module_is_graded(launcher: Zygot
     assert [(c.id, c.status) for c in run.exercises[0].checks] == [("answer", "passed"), ("concat", "passed")], [
         c.message for c in run.exercises[0].checks]
     assert "MutliHeadAttentionWrapper → MultiHeadAttentionWrapper" in check(run, "3.2", "concat").messages["zh"]
+
+
+def test_a_script_of_a_package_runs_as_the_packages_module(launcher: ZygoteLauncher, tmp_path: Path) -> None:
+    """`from .causal_attention import CausalAttention` in a file handed in with its package's __init__.py and
+    modules: it runs as `python -m homework.main` runs it, and its answers are graded."""
+    package = tmp_path / "homework"
+    package.mkdir()
+    (package / "__init__.py").write_text("# chapter 3 homework / 第三章作业\n", encoding="utf-8")
+    (package / "causal_attention.py").write_text(OWN_MODULE.read_text(encoding="utf-8"), encoding="utf-8")
+    (package / "main.py").write_text(
+        "import torch\n"
+        "from .causal_attention import CausalAttention, MultiHeadAttention\n"
+        "from homework.causal_attention import CausalAttention as SameClass\n\n"
+        "assert SameClass is CausalAttention\n"
+        "mha = MultiHeadAttention(768, 768, 1024, 0.0, num_heads=12)\n", encoding="utf-8")
+    run = grade(package / "main.py", select("3.3,mask"), launcher, seed=0, beside=True)
+    assert [r for r in run.cells if r.status != "ok"] == []
+    assert {e.id: e.score for e in run.exercises} == {"3.3": 6, "mask": 12}, {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}

@@ -7,6 +7,7 @@ one check, not the exercises after it.
 """
 from __future__ import annotations
 
+import keyword
 import os
 import select
 import signal
@@ -75,6 +76,7 @@ class SandboxClient:
         self.probe_timeout = PROBE_S if probe_timeout is None else probe_timeout
         self.deadline = time.monotonic() + budget_s
         self.scratch = Scratch((*data, *submission.files))  # the student's own copy of a data file wins
+        self.package = package_name(submission, self.scratch.files)
         self.output = _output_file()
         self.generation = 0
         self.protections: list[str] = []
@@ -121,6 +123,7 @@ class SandboxClient:
             "hidden": hidden_paths(),
             # what the judge found, never the child: its rules then let the GPU's driver start
             "accelerator": driver_kind(judge_accelerator()),
+            "package": self.package,
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
             "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
         }
@@ -373,6 +376,15 @@ class SandboxClient:
         report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
                              value, "left_behind")
         return report["found"], report["error"]
+
+
+def package_name(submission: Submission, files: Sequence[Copied]) -> str | None:
+    """The package a submission's folder is, where an __init__.py was handed in beside it: its cells then run
+    as a module of that package (`python -m pkg.main`), named as the folder is (else `submission`)."""
+    if not any(item.name == "__init__.py" for item in files):
+        return None
+    name = submission.path.absolute().parent.name
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "submission"
 
 
 def _output_file() -> int:
