@@ -7,7 +7,6 @@ one check, not the exercises after it.
 """
 from __future__ import annotations
 
-import keyword
 import os
 import select
 import signal
@@ -76,7 +75,7 @@ class SandboxClient:
         self.probe_timeout = PROBE_S if probe_timeout is None else probe_timeout
         self.deadline = time.monotonic() + budget_s
         self.scratch = Scratch((*data, *submission.files))  # the student's own copy of a data file wins
-        self.package = package_name(submission, self.scratch.files)
+        self.package = self.scratch.package(submission.path)
         self.output = _output_file()
         self.generation = 0
         self.protections: list[str] = []
@@ -376,15 +375,6 @@ class SandboxClient:
         report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
                              value, "left_behind")
         return report["found"], report["error"]
-
-
-def package_name(submission: Submission, files: Sequence[Copied]) -> str | None:
-    """The package a submission's folder is, where an __init__.py was handed in beside it: its cells then run
-    as a module of that package (`python -m pkg.main`), named as the folder is (else `submission`)."""
-    if not any(item.name == "__init__.py" for item in files):
-        return None
-    name = submission.path.absolute().parent.name
-    return name if name.isidentifier() and not keyword.iskeyword(name) else "submission"
 
 
 def _output_file() -> int:

@@ -16,6 +16,7 @@ keeper process of its own removes it (`_Keeper`). `python -m grader.judge.scratc
 from __future__ import annotations
 
 import io
+import keyword
 import os
 import shutil
 import stat
@@ -91,6 +92,14 @@ class Scratch:
         target.unlink(missing_ok=True)
         target.write_bytes(content)
         target.chmod(READ_ONLY)
+
+    def package(self, submission: Path) -> str | None:
+        """The package the submission's folder is, where an __init__.py was copied in beside it: its cells then
+        run as a module of that package (`python -m pkg.main`), named as the folder is (else `submission`)."""
+        if not any(item.name == "__init__.py" for item in self.files):
+            return None
+        name = submission.absolute().parent.name
+        return name if name.isidentifier() and not keyword.iskeyword(name) else "submission"
 
     def reset(self) -> None:
         """Back to what the judge copied in, for the next child after one was stopped for filling it."""
