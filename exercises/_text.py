@@ -4,16 +4,21 @@ The lecture reads `input.txt`; the grader ships a small public-domain one (data/
 judge copies beside the submission unless the student has their own (handed in, or beside a single
 file, with the files its code names: `data/input.txt`). The checks judge against the text the
 submission actually read (`source_text`): the judge reads its own copies of those files, never the
-scratch folder, and computes every expected value (the vocabulary, the encoded text) on its side.
+scratch folder, as Python read them for the submission (Windows line endings in text mode, a BOM, the
+encoding its call named), and computes every expected value (the vocabulary, the encoded text) on its side.
 
 The lecture keeps its answers in plain variables (`chars`, `data`, `train_data`, `batch_size`), which
 the inventory of modules, classes and functions does not hold; the sandbox's `variables` probe sends
 them as plain data (tensors as bytes, other objects as their repr), each the first time a check asks
 for it (`Variables`). What comes back is a claim like any other: each check validates the types and
-shapes it uses and confirms the values against what the judge computed itself.
+shapes it uses and confirms the values against what the judge computed itself. The parts of the split
+are found by what they are, whatever the student called them (`split_parts`): names are read from the
+submission's text in the judge, values through the probe.
 """
 from __future__ import annotations
 
+import ast
+import codecs
 import re
 import weakref
 from dataclasses import dataclass
@@ -43,6 +48,12 @@ MESSAGES = {
 CONFIRMED = 2**26  # ids offsets() compares at most to confirm candidates (a fraction of a second)
 
 VOCABULARIES = ("chars", "vocab", "vocabulary")
+# An encoding the code names: open(..., encoding='utf-8-sig'), read_text(encoding=...), raw.decode('latin-1').
+ENCODING = re.compile(r"""(?:\bencoding\s*=\s*|\.decode\(\s*)["']([A-Za-z][\w.-]{0,39})["']""")
+MAX_ENCODINGS = 4  # readings of each file the judge compares: a few, whatever the code names
+# Codecs the judge does not decode a student's file with: punycode's decoder is quadratic (a crafted
+# megabyte costs the judge minutes), idna's and 'undefined' refuse any real text.
+UNREAD_ENCODINGS = frozenset({"punycode", "idna", "undefined"})
 SHOWN_CHARS = 20  # characters a message lists
 WHITESPACE = {" ": "chars.space", "\n": "chars.newline", "\t": "chars.tab"}
 
@@ -80,6 +91,7 @@ class Variables:
 
 
 _NAMESPACES: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Variables]]" = weakref.WeakKeyDictionary()
+_PARSED: "weakref.WeakKeyDictionary[SandboxClient, list[ast.Module]]" = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -95,13 +107,13 @@ _TEXTS: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Text]]" = weakref.W
 
 
 def source_text(sb: SandboxClient) -> Text:
-    """The text the submission read. Of the texts it can have read (the files it names that the judge
-    copied beside it, the `input.txt` of its folder, its `text` string where that can be sent), the first
-    that agrees with most of what the submission holds: its `text`, its vocabulary's characters, its
-    `data`'s length; a file before the same text in `text`, so a message names the file. Where nothing
-    agrees (no `text` that can be sent, a wrong vocabulary, no `data`), input.txt, as where the variables
-    cannot be read at all: the check that needs them says why, the others keep their points. Read once
-    per child."""
+    """The text the submission read. Of the texts it can have read (each file it names that the judge
+    copied beside it, and the `input.txt` of its folder, read as Python reads them: readings(); its `text`
+    string where that can be sent), the first that agrees with most of what the submission holds: its
+    `text`, its vocabulary's characters, its `data`'s length; a file before the same text in `text`, so a
+    message names the file. Where nothing agrees (no `text` that can be sent, a wrong vocabulary, no
+    `data`), input.txt as open() reads it, as where the variables cannot be read at all: the check that
+    needs them says why, the others keep their points. Read once per child."""
     cached = _TEXTS.get(sb)
     if cached is not None and cached[0] == sb.generation:
         return cached[1]
@@ -112,35 +124,73 @@ def source_text(sb: SandboxClient) -> Text:
         chars = claimed_vocabulary(names)
         data = names.get("data")
     except ProbeFailure:
-        return files[-1]
+        return files[-1][0]
     variable = [Text("`text`", own)] if isinstance(own, str) else []
     length = len(data) if is_ids(data) else None
 
     def agreement(candidate: Text) -> int:
         return (candidate.text == own) + (chars == set(candidate.text)) + (length == len(candidate.text))
 
-    best = max([*files, *variable], key=agreement)  # the first of those that agree most
-    chosen = best if agreement(best) else files[-1]
+    best = max([*(text for read in files for text in read), *variable], key=agreement)  # the first that agree most
+    chosen = best if agreement(best) else files[-1][0]
     _TEXTS[sb] = (sb.generation, chosen)
     return chosen
 
 
-def copied_texts(sb: SandboxClient) -> list[Text]:
-    """The files the judge copied that the submission may have opened as its text, read from the judge's
-    own copies: those beside it that its code names, then, last, the `input.txt` of its folder (the
-    student's, else the bundled one)."""
+def copied_texts(sb: SandboxClient) -> list[list[Text]]:
+    """The files the judge copied that the submission may have opened as its text, each as the readings
+    Python can have given the submission, read from the judge's own copies: those beside it that its code
+    names, then, last, the `input.txt` of its folder (the student's, else the bundled one)."""
     copied = {item.name: item for item in sb.scratch.files}  # a later file of a name wins, as in the folder
     names = [name for name, item in copied.items() if isinstance(item, Sibling) and item.named and name != TEXT_NAME]
-    return [Text(name, _read(copied.get(name, TEXT_FILE))) for name in (*names, TEXT_NAME)]
+    encodings = named_encodings(sb)
+    return [[Text(name, text) for text in readings(_read(copied.get(name, TEXT_FILE)), encodings)]
+            for name in (*names, TEXT_NAME)]
 
 
-def _read(item: Copied) -> str:
-    """A copied file's text; one the student removed from their folder since it was copied reads as
+def _read(item: Copied) -> bytes:
+    """A copied file's bytes; one the student removed from their folder since it was copied reads as
     empty (the submission read it before; the judge cannot)."""
     try:
-        return item.read_bytes().decode("utf-8", errors="replace")
+        return item.read_bytes()
     except OSError:
-        return ""
+        return b""
+
+
+def named_encodings(sb: SandboxClient) -> list[str]:
+    """The text encodings the submission's code names (`open(..., encoding=...)`, `read_text(encoding=...)`,
+    `.decode(...)`), read as text in the judge, then UTF-8 (what open() and read_text() use where the call
+    names none: the child's locale is UTF-8, and its decoding never fails); at most MAX_ENCODINGS, each a
+    text encoding Python knows that the judge can decode a large file with (not UNREAD_ENCODINGS)."""
+    found: list[str] = []
+    for cell in sb.submission.cells:
+        for name in ENCODING.findall(cell.source):
+            try:
+                b"a".decode(name)  # LookupError for an unknown name or a bytes-to-bytes codec (base64)
+                canonical = codecs.lookup(name).name  # one name for 'UTF8', 'utf_8' and 'utf-8'
+            except (LookupError, UnicodeError):
+                continue
+            if canonical not in UNREAD_ENCODINGS:
+                found.append(canonical)
+    named = list(dict.fromkeys(found))[:MAX_ENCODINGS - 1]
+    return named + ["utf-8"] * ("utf-8" not in named)
+
+
+def readings(raw: bytes, encodings: Sequence[str]) -> list[str]:
+    """What Python can have given the submission for these bytes, each once: for each encoding, the text
+    mode of open() and read_text() (universal newlines: Windows' `\\r\\n` read as `\\n`; a BOM kept by
+    'utf-8', dropped by 'utf-8-sig'), then the bytes decoded as they are (`newline=''`, `.decode()`).
+    The text mode first: where nothing agrees, it is what the lecture's `open('input.txt')` reads."""
+    found: list[str] = []
+    for encoding in encodings:
+        try:
+            decoded = raw.decode(encoding, errors="replace")
+        except UnicodeError:  # a codec that gives up on these bytes even with errors="replace"
+            continue
+        for text in (decoded.replace("\r\n", "\n").replace("\r", "\n"), decoded):
+            if text not in found:
+                found.append(text)
+    return found
 
 
 def claimed_vocabulary(names: Variables) -> set[str] | None:
@@ -242,6 +292,107 @@ def lookup(names: Variables, candidates: Iterable[str]) -> tuple[str, Any] | Non
                 raise Verdict(failed("namespace.unreadable", name=name, why=str(value["__unreadable__"])[:200]))
             return name, value
     return None
+
+
+# -- the split, by what each part is ------------------------------------------------------------------
+TRAIN = ("train_data", "train_ids")
+HELD_OUT = ("val_data", "valid_data", "validation_data", "val_ids")
+# A name that says held-out, lower-cased: val, x_test, valData, test_ids, dev_set (not device, values, interval).
+HELD_OUT_WORD = re.compile(r"(?:^|_)(?:val|valid|validation|test|dev|eval|heldout|holdout)(?:$|_|\d|data|set|ids)")
+MAX_SCANNED = 16  # other names read, each by a probe of its own, to find a part of the split by what it is
+Part = tuple[str, Any]  # (the name the student gave it, its value as sent)
+
+
+def split_parts(sb: SandboxClient, names: Variables) -> tuple[Part | None, Part | None]:
+    """The training part and the held-out part of the split, each None where none is found. By the
+    lecture's names first; else by what each part is, whatever the student called it: what get_batch
+    reads for its non-train split, the rest of `data` after the training part, a tensor named as a
+    held-out set (`test_data`, `valid`). What comes back is a claim: the checks judge each part's value."""
+    reads = global_reads(sb, "get_batch")
+    assigned = top_level_assignments(sb)
+    train = lookup(names, TRAIN) or _first_ids(names, [n for n in [*reads, *assigned] if "train" in n.lower()])
+    held = lookup(names, HELD_OUT)
+    if held is not None:
+        return train, held
+    taken = {"data", *TRAIN, *([train[0]] if train else [])}
+    held = _first_ids(names, [n for n in reads if n not in taken])  # what get_batch draws from besides train
+    whole = names.get("data")
+    if held is None and is_ids(whole) and train is not None and is_ids(train[1]) and len(whole) > len(train[1]):
+        from_data = [name for name, value in assigned.items() if name not in taken
+                     and any(isinstance(n, ast.Name) and n.id == "data" for n in ast.walk(value))]
+        held = _first_ids(names, from_data, equal_to=whole[len(train[1]):])  # the rest after the training part
+    if held is None:
+        held = _first_ids(names, [n for n in assigned if n not in taken and HELD_OUT_WORD.search(n.lower())])
+    return train, held
+
+
+def _first_ids(names: Variables, candidates: Iterable[str], equal_to: torch.Tensor | None = None) -> Part | None:
+    """(name, value) of the first candidate holding a 1-D tensor of ids (equal to `equal_to`, where given);
+    a value that cannot be sent is passed over: nothing says it is a part of the split."""
+    for name in list(dict.fromkeys(candidates))[:MAX_SCANNED]:
+        value = names.get(name)
+        if is_ids(value) and (equal_to is None or torch.equal(value.long(), equal_to.long())):
+            return name, value
+    return None
+
+
+def _trees(sb: SandboxClient) -> list[ast.Module]:
+    """Each cell of the submission parsed, read as text in the judge (nothing runs), once per submission;
+    one that does not parse (a magic, a syntax error the run recorded) is left out."""
+    cached = _PARSED.get(sb)
+    if cached is not None:
+        return cached
+    trees = []
+    for cell in sb.submission.cells:
+        try:
+            trees.append(ast.parse(cell.source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    _PARSED[sb] = trees
+    return trees
+
+
+def top_level_assignments(sb: SandboxClient) -> dict[str, ast.expr]:
+    """Each name the cells assign at the top level and the expression last assigned to it, in the order
+    the names are first bound (`a, b = x[:n], x[n:]` pairs each name with its own expression)."""
+    found: dict[str, ast.expr] = {}
+    for tree in _trees(sb):
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                pairs = [pair for target in node.targets for pair in _pairs(target, node.value)]
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                pairs = _pairs(node.target, node.value)
+            else:
+                continue
+            found.update(pairs)
+    return found
+
+
+def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            else [value] * len(target.elts)
+        return [pair for t, v in zip(target.elts, values) for pair in _pairs(t, v)]
+    return []
+
+
+def global_reads(sb: SandboxClient, function: str) -> list[str]:
+    """The names the submission's last top-level `def <function>` reads from the notebook, in the order
+    they appear in it: not its parameters, nor the names it binds itself (get_batch's local `data`)."""
+    defs = [node for tree in _trees(sb) for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function]
+    if not defs:
+        return []
+    fn = defs[-1]
+    args = fn.args
+    own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    used = [n for n in ast.walk(fn) if isinstance(n, ast.Name)]
+    own |= {n.id for n in used if not isinstance(n.ctx, ast.Load)}
+    ordered = sorted((n for n in used if isinstance(n.ctx, ast.Load) and n.id not in own),
+                     key=lambda n: (n.lineno, n.col_offset))
+    return list(dict.fromkeys(n.id for n in ordered))
 
 
 def positive_int(value: Any) -> int | None:

@@ -1,8 +1,9 @@
 """gpt.batch: get_batch(split) gives (batch_size, block_size) windows of the right split, targets one id later.
 
 The judge calls get_batch('train') and get_batch('val') in the sandbox, reads the submission's
-batch_size, block_size, train_data and val_data, and finds every row of x inside the split it came
-from: the check never trusts the batch, only where its rows can be found.
+batch_size, block_size and the two parts of its split (train_data and val_data, or the tensors that are
+those parts under the student's own names: exercises/_text.py, `split_parts`), and finds every row of x
+inside the split it came from: the check never trusts the batch, only where its rows can be found.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from grader.judge.client import SandboxClient
 from grader.judge.probes import Obj, describe_value
 from solutions import gpt_data
 
-SPLITS = {"train": ("train_data", "train_ids"), "val": ("val_data", "valid_data", "validation_data", "val_ids")}
+SPLITS = ("train", "val")  # what the judge asks get_batch for
 VAL_DRAWS = 3  # a train row can occur in val_data by chance; three batches of them all doing so cannot
 # The rows of a batch the judge looks for (the lecture's batches have 4 to 64): each is searched for in the
 # whole split, so a batch of millions of rows would cost the judge's CPU past the submission's budget.
@@ -79,16 +80,16 @@ EXERCISE = Exercise(
                   "（x = data[i:i+block_size]，y = data[i+1:i+block_size+1]）。",
         },
         "split.ok": {
-            "en": "Every row of x from get_batch('train') is a stretch of train_data, and every row from "
-                  "get_batch('val') one of val_data.",
-            "zh": "get_batch('train') 给出的 x 每一行都是 train_data 中连续的一段，get_batch('val') 的每一行都是 "
-                  "val_data 中的一段。",
+            "en": "Every row of x from get_batch('train') is a stretch of {train}, and every row from "
+                  "get_batch('val') one of {val}.",
+            "zh": "get_batch('train') 给出的 x 每一行都是 {train} 中连续的一段，get_batch('val') 的每一行都是 "
+                  "{val} 中的一段。",
         },
         "split.wrong_split": {
             "en": "get_batch('{split}') drew a row from {other} instead of {wanted}: choose the data by the split "
-                  "argument, data = train_data if split == 'train' else val_data.",
+                  "argument, data = {train} if split == 'train' else {val}.",
             "zh": "get_batch('{split}') 从 {other} 而不是 {wanted} 中抽取了一行：请根据 split 参数选择数据，"
-                  "data = train_data if split == 'train' else val_data。",
+                  "data = {train} if split == 'train' else {val}。",
         },
         "split.not_window": {
             "en": "row {row} of x from get_batch('{split}') ({ids}) is not a stretch of {wanted}: each row "
@@ -139,11 +140,13 @@ def draw(sb: SandboxClient, fn: Obj, split: str) -> tuple[torch.Tensor, torch.Te
     return got[0].long(), got[1].long()
 
 
-def split_tensors(names: _text.Variables) -> dict[str, tuple[str, torch.Tensor]]:
-    found = {name: _text.lookup(names, candidates) for name, candidates in SPLITS.items()}
-    if any(f is None or not _text.is_ids(f[1]) for f in found.values()):
+def split_tensors(sb: SandboxClient) -> dict[str, tuple[str, torch.Tensor]]:
+    """The parts get_batch draws from, by the split asked for, each as (the student's name, ids): found by
+    the lecture's names or by what they are (exercises/_text.py, `split_parts`)."""
+    train, held = _text.split_parts(sb, _text.namespace(sb))
+    if train is None or held is None or not _text.is_ids(train[1]) or not _text.is_ids(held[1]):
         raise NotFound("not_found.splits")
-    return {name: (f[0], f[1].long()) for name, f in found.items() if f is not None}
+    return {"train": (train[0], train[1].long()), "val": (held[0], held[1].long())}
 
 
 def show(row: torch.Tensor) -> str:
@@ -172,7 +175,7 @@ def shape(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
                                           "zh": "每行来自所要求的数据集"})
 def split(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     fn = get_batch(sb)
-    tensors = split_tensors(_text.namespace(sb))
+    tensors = split_tensors(sb)
     for name, draws in (("train", 1), ("val", VAL_DRAWS)):
         wanted, source = tensors[name]
         other, other_source = tensors["val" if name == "train" else "train"]
@@ -182,9 +185,10 @@ def split(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
                 if _text.offsets(source, row, limit=1):
                     continue
                 if _text.offsets(other_source, row, limit=1):
-                    return with_object(failed("split.wrong_split", split=name, wanted=wanted, other=other), fn)
+                    return with_object(failed("split.wrong_split", split=name, wanted=wanted, other=other,
+                                              train=tensors["train"][0], val=tensors["val"][0]), fn)
                 return with_object(failed("split.not_window", row=b, split=name, ids=show(row), wanted=wanted), fn)
-    return with_object(passed("split.ok"), fn)
+    return with_object(passed("split.ok", train=tensors["train"][0], val=tensors["val"][0]), fn)
 
 
 def rows(x: torch.Tensor) -> torch.Tensor:
@@ -195,9 +199,8 @@ def rows(x: torch.Tensor) -> torch.Tensor:
 @EXERCISE.check("targets", points=2, title={"en": "y is x shifted by one", "zh": "y 是 x 错一位的结果"})
 def targets(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     fn = get_batch(sb)
-    names = _text.namespace(sb)
-    tensors = split_tensors(names)
-    full = names.get("data")
+    tensors = split_tensors(sb)
+    full = _text.namespace(sb).get("data")
     for name in SPLITS:
         x, y = draw(sb, fn, name)
         if x.shape != y.shape or x.dim() != 2 or not x.numel():

@@ -1,9 +1,10 @@
 """gpt.head: one head of causal self-attention, as the lecture's `Head(head_size)`.
 
 The judge builds the student's class as the lecture does, `Head(head_size)` with a head_size it chooses
-(the class reads n_embd, block_size and dropout from the notebook's globals), reads n_embd and
-block_size back from the shapes of its weights and mask, writes fresh weights into it, and compares its
-forward (eval mode, so dropout is off) with solutions/gpt_attention.Head. A head that matches a model of
+(the class reads n_embd, block_size and dropout from the notebook's globals), or through the constructor
+the student wrote where it takes those sizes by the lecture's names (`Head(n_embd, head_size)`), reads
+n_embd and block_size back from the shapes of its weights and mask, writes fresh weights into it, and
+compares its forward (eval mode, so dropout is off) with solutions/gpt_attention.Head. A head that matches a model of
 a known mistake instead is told which: the lecture's first, unscaled version; scaling by C**-0.5 (n_embd);
 no mask; the mask applied after the softmax. Causality is its own check, by perturbing future tokens.
 Weights whose names say nothing are matched to key/query/value by what they do; a head whose weights
@@ -28,6 +29,7 @@ from exercises._attention import (
     student_state,
 )
 from exercises._layout import find_layout, roles_read
+from grader.checks import signatures
 from grader.checks.answers import with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff
@@ -40,6 +42,8 @@ HEAD_SIZES = (16, 8)  # the judge's head_size; the second one when the student's
 LONGEST = 8  # tokens in the causal and reference checks (fewer when block_size is smaller)
 SHORT = (1, 3)
 CHANGED = 1e-4  # an output "depends on" a token when perturbing it moves the output by more than this
+GLOBALS = {"n_embd": 32, "block_size": LONGEST}  # what a constructor taking them gets where the notebook has none
+KNOWN = ("head_size", "d_out", "n_embd", "d_in", "block_size", "context_length", "dropout")  # names it can be given
 BUGS = ("unscaled", "scale_n_embd", "scale_up", "no_mask", "mask_after_softmax", "mask_after_softmax_inf",
         "softmax_dim", "query_key_swapped")
 
@@ -83,6 +87,13 @@ EXERCISE = Exercise(
                   "keep the lecture's nn.Linear layers key, query and value.",
             "zh": "你的 Head 的权重（{names}）无法对应到 key/query/value：按名称不行，逐个尝试每个权重的角色也不行，"
                   "因此无法与参考实现比较。请保留课程中的 nn.Linear 层 key、query、value。",
+        },
+        "signature": {
+            "en": "Head({params}) could not be built ({error}): the grader gives a Head's parameters by the "
+                  "lecture's names (head_size, n_embd, block_size, dropout) and did not understand {unknown}. "
+                  "Name them as the lecture does, or build a Head in your file, so that it can be judged.",
+            "zh": "无法构建 Head({params})（{error}）：评分器按课程中的名称（head_size、n_embd、block_size、dropout）"
+                  "传入 Head 的参数，无法理解 {unknown}。请按课程的方式命名，或在文件中构建一个 Head，以便评分。",
         },
         "causal.ok": {"en": "No output of your Head depends on a later token ({tokens} tokens).",
                       "zh": "你的 Head 的输出都不依赖于之后的 Token（{tokens} 个 Token）。"},
@@ -261,20 +272,25 @@ def _instance(sb: SandboxClient) -> Obj | None:
 
 def build(sb: SandboxClient) -> Built:
     """Head(head_size) as the lecture builds it, with a head_size that differs from the student's n_embd
-    (otherwise scaling by n_embd**-0.5 could not be told from head_size**-0.5). When the class cannot be
-    built so (another signature, a global it reads is missing), a Head the submission built is judged."""
+    (otherwise scaling by n_embd**-0.5 could not be told from head_size**-0.5). A constructor that takes
+    the lecture's other sizes too (`Head(n_embd, head_size)`) is called with each under the name it gave
+    it (grader/checks/signatures.py), where the submission built no Head of its own to judge instead. When
+    the class cannot be built (a parameter named otherwise, a global it reads is missing), a Head the
+    submission built is judged; without one, the message names the parameters not understood."""
     cls = _the_class(sb)
-    try:
-        for head_size in HEAD_SIZES:
-            module = sb.construct(cls, head_size)
-            n_embd = _n_embd(module.info, head_size)
-            if n_embd != head_size:
-                break
-        return Built(cls, module, head_size, n_embd, _block_size(module.info))
-    except StudentError:
-        instance = _instance(sb)
-        if instance is None:
-            raise
+    params = [p for p in cls.info.get("params") or [] if isinstance(p, str)]
+    by_name = bool(signatures.arguments(params, dict.fromkeys(KNOWN)).kwargs)  # not the lecture's signature
+    instance = _instance(sb) if by_name else None
+    if instance is None:
+        try:
+            return _fresh(sb, cls, params)
+        except StudentError as error:
+            instance = _instance(sb)
+            verdict = _not_understood(cls, params, error) if instance is None else None
+            if verdict is not None:
+                raise verdict from error
+            if instance is None:
+                raise
     weights = _weights(instance.info)
     if not weights or not 0 < max(weights[0]["shape"]) <= MAX_WIDTH:
         raise BadReturn(instance.name, "a module without key/query/value weights")
@@ -282,6 +298,43 @@ def build(sb: SandboxClient) -> Built:
     linear = weights[0]["name"].endswith(".weight")
     return Built(instance, instance, int(rows if linear else cols), int(cols if linear else rows),
                  _block_size(instance.info), own=True)
+
+
+def _fresh(sb: SandboxClient, cls: Obj, params: list[str]) -> Built:
+    """The class built by the judge, with the first of HEAD_SIZES that is not the head's n_embd."""
+    for head_size in HEAD_SIZES:
+        call = signatures.arguments(params, _known(sb, params, head_size), ("head_size",))
+        module = sb.construct(cls, *call.args, **call.kwargs)
+        n_embd = _n_embd(module.info, head_size)
+        if n_embd != head_size:
+            break
+    return Built(cls, module, head_size, n_embd, _block_size(module.info))
+
+
+def _known(sb: SandboxClient, params: list[str], head_size: int) -> dict[str, Any]:
+    """The values a Head's constructor may ask for, by the lecture's names: the judge's head_size, and
+    the notebook's own n_embd and block_size where the constructor takes them and the notebook has them
+    (a class may use the parameter in one place and the global in another), else the lecture's."""
+    asked = {signatures.canonical(p) for p in params} & {"n_embd", "d_in", "block_size", "context_length"}
+    told = sb.variables(list(GLOBALS)) if asked else {}
+    n_embd, block_size = (_size(told.get(name), default) for name, default in GLOBALS.items())
+    return {"head_size": head_size, "d_out": head_size, "n_embd": n_embd, "d_in": n_embd,
+            "block_size": block_size, "context_length": block_size, "dropout": 0.0}
+
+
+def _size(value: Any, default: int) -> int:
+    return value if type(value) is int and 0 < value <= MAX_WIDTH else default
+
+
+def _not_understood(cls: Obj, params: list[str], error: StudentError) -> Verdict | None:
+    """The parameters the grader did not understand, where a TypeError says the call did not fit them
+    (None otherwise: the student's own error is the message)."""
+    unknown = signatures.arguments(params, dict.fromkeys(KNOWN), ("head_size",)).not_understood
+    if not unknown or error.detail.get("type") != "TypeError":
+        return None
+    message = f"TypeError: {error.detail.get('message', '')}"[:300].rstrip(".")
+    return Verdict(with_object(failed("signature", params=", ".join(params), unknown=", ".join(unknown),
+                                      error=message), cls))
 
 
 def load_weights(sb: SandboxClient, built: Built, rng: torch.Generator) -> Roles | None:

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from grader.checks.answers import with_object
+from grader.checks.answers import classes, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
 from grader.judge.client import SandboxClient
@@ -256,7 +256,7 @@ class Norm:
 
 
 def build(sb: SandboxClient) -> Norm:
-    found = [o for o in sb.inventory() if o.kind == "class" and o.cls == "LayerNorm1d"]
+    found = classes(sb, "LayerNorm1d", modules_only=False)
     if not found:
         raise NotFound("not_found.class", name="LayerNorm1d")
     cls = found[-1]

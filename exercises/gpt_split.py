@@ -1,9 +1,10 @@
 """gpt.split: the encoded text as `data`, split in order into the first 90% for training and the rest for validation.
 
 The judge encodes its own copy of the text the submission read (exercises/_text.py, `source_text`),
-reads the submission's `data`, `train_data` and `val_data`, and locates each part inside `data`
-itself, so it can say what went wrong: a validation set that overlaps the training set (the seed
-notebook's `val_data = data[:n]`), another fraction, or a shuffled split.
+reads the submission's `data` and the two parts of its split (`train_data` and `val_data`, or the parts
+found by what they are under the student's own names: exercises/_text.py, `split_parts`), and locates
+each part inside `data` itself, so it can say what went wrong: a validation set that overlaps the
+training set (the seed notebook's `val_data = data[:n]`), another fraction, or a shuffled split.
 """
 from __future__ import annotations
 
@@ -19,8 +20,6 @@ from grader.judge.probes import describe_value
 from solutions import gpt_data
 
 DATA = ("data",)
-TRAIN = ("train_data", "train_ids")
-VAL = ("val_data", "valid_data", "validation_data", "val_ids")
 ID_DTYPES = (torch.int64, torch.int32)  # what nn.Embedding takes
 
 EXERCISE = Exercise(
@@ -85,73 +84,73 @@ EXERCISE = Exercise(
             "zh": "{name} 是 {got}，不是由编号组成的一维张量：请从 data 切片得到，例如 data[:n]。",
         },
         "train.ok": {
-            "en": "train_data is data[:n], the first 90% of data (n = int(0.9 * {total}) = {n}).",
-            "zh": "train_data 是 data[:n]，即 data 的前 90%（n = int(0.9 * {total}) = {n}）。",
+            "en": "{train} is data[:n], the first 90% of data (n = int(0.9 * {total}) = {n}).",
+            "zh": "{train} 是 data[:n]，即 data 的前 90%（n = int(0.9 * {total}) = {n}）。",
         },
         "train.fraction": {
-            "en": "train_data holds the first {pct}% of data ({got} of {total} ids); the lecture trains on the "
-                  "first 90%: n = int(0.9 * len(data)), train_data = data[:n].",
-            "zh": "train_data 是 data 的前 {pct}%（{total} 个编号中的 {got} 个）；课程用前 90% 训练："
-                  "n = int(0.9 * len(data))，train_data = data[:n]。",
+            "en": "{train} holds the first {pct}% of data ({got} of {total} ids); the lecture trains on the "
+                  "first 90%: n = int(0.9 * len(data)), {train} = data[:n].",
+            "zh": "{train} 是 data 的前 {pct}%（{total} 个编号中的 {got} 个）；课程用前 90% 训练："
+                  "n = int(0.9 * len(data))，{train} = data[:n]。",
         },
         "train.wrong": {
-            "en": "train_data is data[{start}:{end}], not the first 90% of data: train_data = data[:n] with "
+            "en": "{train} is data[{start}:{end}], not the first 90% of data: {train} = data[:n] with "
                   "n = int(0.9 * len(data)) = {n}.",
-            "zh": "train_data 是 data[{start}:{end}]，不是 data 的前 90%：应为 train_data = data[:n]，"
+            "zh": "{train} 是 data[{start}:{end}]，不是 data 的前 90%：应为 {train} = data[:n]，"
                   "其中 n = int(0.9 * len(data)) = {n}。",
         },
         "train.shuffled": {
-            "en": "train_data is not a stretch of data in order: it looks shuffled. A language model learns which "
-                  "character follows which, so keep the text in order: train_data = data[:n].",
-            "zh": "train_data 不是 data 中按顺序的一段：它看起来被打乱了。语言模型要学习哪个字符后面跟着哪个字符，"
-                  "所以请保持文本顺序：train_data = data[:n]。",
+            "en": "{train} is not a stretch of data in order: it looks shuffled. A language model learns which "
+                  "character follows which, so keep the text in order: {train} = data[:n].",
+            "zh": "{train} 不是 data 中按顺序的一段：它看起来被打乱了。语言模型要学习哪个字符后面跟着哪个字符，"
+                  "所以请保持文本顺序：{train} = data[:n]。",
         },
         "train.not_slice": {
-            "en": "train_data is not part of data: slice it from the encoded text, train_data = data[:n] with "
+            "en": "{train} is not part of data: slice it from the encoded text, {train} = data[:n] with "
                   "n = int(0.9 * len(data)) = {n}.",
-            "zh": "train_data 不是 data 的一部分：请从编码后的文本切片，train_data = data[:n]，"
+            "zh": "{train} 不是 data 的一部分：请从编码后的文本切片，{train} = data[:n]，"
                   "其中 n = int(0.9 * len(data)) = {n}。",
         },
         "val.ok": {
-            "en": "val_data is data[n:], the last {count} ids, and shares no position with train_data.",
-            "zh": "val_data 是 data[n:]，即最后 {count} 个编号，与 train_data 没有重叠。",
+            "en": "{val} is data[n:], the last {count} ids, and shares no position with {train}.",
+            "zh": "{val} 是 data[n:]，即最后 {count} 个编号，与 {train} 没有重叠。",
         },
         "val.leak": {
-            "en": "Nearly there: val_data is the same slice as train_data ({slice}), so the model would be "
+            "en": "Nearly there: {val} is the same slice as {train} ({slice}), so the model would be "
                   "validated on text it trained on and its validation loss would look better than it really is "
-                  "(a leak). Use val_data = data[n:] for validation.",
-            "zh": "就差一步：val_data 与 train_data 是同一段（{slice}），模型会在训练过的文本上验证，"
-                  "验证损失会显得比实际更好（数据泄漏）。验证集请用 val_data = data[n:]。",
+                  "(a leak). Use {val} = data[n:] for validation.",
+            "zh": "就差一步：{val} 与 {train} 是同一段（{slice}），模型会在训练过的文本上验证，"
+                  "验证损失会显得比实际更好（数据泄漏）。验证集请用 {val} = data[n:]。",
         },
         "val.overlap": {
-            "en": "Nearly there: val_data (data[{start}:{end}]) overlaps train_data ({slice}) on {count} {count:position/positions}, "
+            "en": "Nearly there: {val} (data[{start}:{end}]) overlaps {train} ({slice}) on {count} {count:position/positions}, "
                   "so those characters are used for training and for validation, a leak that makes the "
-                  "validation loss look better than it really is. Use val_data = data[n:] for validation.",
-            "zh": "就差一步：val_data（data[{start}:{end}]）与 train_data（{slice}）有 {count} 个位置重叠，"
-                  "这些字符既用于训练又用于验证，这种数据泄漏会让验证损失显得比实际更好。验证集请用 val_data = data[n:]。",
+                  "validation loss look better than it really is. Use {val} = data[n:] for validation.",
+            "zh": "就差一步：{val}（data[{start}:{end}]）与 {train}（{slice}）有 {count} 个位置重叠，"
+                  "这些字符既用于训练又用于验证，这种数据泄漏会让验证损失显得比实际更好。验证集请用 {val} = data[n:]。",
         },
         "val.fraction": {
-            "en": "val_data holds the last {pct}% of data ({got} of {total} ids); the lecture keeps the last "
-                  "10% for validation: val_data = data[n:] with n = int(0.9 * len(data)).",
-            "zh": "val_data 是 data 的后 {pct}%（{total} 个编号中的 {got} 个）；课程保留最后 10% 用于验证："
-                  "val_data = data[n:]，其中 n = int(0.9 * len(data))。",
+            "en": "{val} holds the last {pct}% of data ({got} of {total} ids); the lecture keeps the last "
+                  "10% for validation: {val} = data[n:] with n = int(0.9 * len(data)).",
+            "zh": "{val} 是 data 的后 {pct}%（{total} 个编号中的 {got} 个）；课程保留最后 10% 用于验证："
+                  "{val} = data[n:]，其中 n = int(0.9 * len(data))。",
         },
         "val.wrong": {
-            "en": "val_data is data[{start}:{end}], not the last 10% of data: val_data = data[n:] with "
+            "en": "{val} is data[{start}:{end}], not the last 10% of data: {val} = data[n:] with "
                   "n = int(0.9 * len(data)) = {n}.",
-            "zh": "val_data 是 data[{start}:{end}]，不是 data 的最后 10%：应为 val_data = data[n:]，"
+            "zh": "{val} 是 data[{start}:{end}]，不是 data 的最后 10%：应为 {val} = data[n:]，"
                   "其中 n = int(0.9 * len(data)) = {n}。",
         },
         "val.shuffled": {
-            "en": "val_data is not a stretch of data in order: it looks shuffled. Validate on text the model "
-                  "never saw, in order: val_data = data[n:].",
-            "zh": "val_data 不是 data 中按顺序的一段：它看起来被打乱了。请按顺序在模型从未见过的文本上验证："
-                  "val_data = data[n:]。",
+            "en": "{val} is not a stretch of data in order: it looks shuffled. Validate on text the model "
+                  "never saw, in order: {val} = data[n:].",
+            "zh": "{val} 不是 data 中按顺序的一段：它看起来被打乱了。请按顺序在模型从未见过的文本上验证："
+                  "{val} = data[n:]。",
         },
         "val.not_slice": {
-            "en": "val_data is not part of data: slice it from the encoded text, val_data = data[n:] with "
+            "en": "{val} is not part of data: slice it from the encoded text, {val} = data[n:] with "
                   "n = int(0.9 * len(data)) = {n}.",
-            "zh": "val_data 不是 data 的一部分：请从编码后的文本切片，val_data = data[n:]，"
+            "zh": "{val} 不是 data 的一部分：请从编码后的文本切片，{val} = data[n:]，"
                   "其中 n = int(0.9 * len(data)) = {n}。",
         },
     },
@@ -212,7 +211,7 @@ def parts(sb: SandboxClient) -> tuple[torch.Tensor, tuple[str, torch.Tensor], tu
     value = student_data(names)
     if not _text.is_ids(value):
         raise Verdict(failed("split.no_data", _text.binding_cell(sb, "data")))
-    train, val = _text.lookup(names, TRAIN), _text.lookup(names, VAL)
+    train, val = _text.split_parts(sb, names)
     if train is None or val is None:
         raise NotFound("not_found.split")
     for name, part in (train, val):
@@ -240,45 +239,49 @@ def shown(where: tuple[int, int], total: int, n: int) -> str:
 
 @EXERCISE.check("train", points=2, title={"en": "train_data is the first 90%", "zh": "train_data 是前 90%"})
 def train(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
-    data, (name, part), _ = parts(sb)
+    data, (name, part), (val_name, _) = parts(sb)
+    called = {"train": name, "val": val_name}  # each message names the parts as the student did
     total = len(data)
     n = gpt_data.split_point(total)
     evidence = _text.binding_cell(sb, name)
     if torch.equal(part, data[:n]):
-        return passed("train.ok", evidence, n=n, total=total)
+        return passed("train.ok", evidence, n=n, total=total, **called)
     evidence.update(comparison(data[:n], part))
     where = span(data, part, prefer=0)
     if where is not None and where[0] == 0:
-        return failed("train.fraction", evidence, pct=round(100 * len(part) / total), got=len(part), total=total)
+        return failed("train.fraction", evidence, pct=round(100 * len(part) / total), got=len(part), total=total,
+                      **called)
     if where is not None:
-        return failed("train.wrong", evidence, start=where[0], end=where[1], n=n)
+        return failed("train.wrong", evidence, start=where[0], end=where[1], n=n, **called)
     if _text.sub_multiset(part, data):
-        return failed("train.shuffled", evidence)
-    return failed("train.not_slice", evidence, n=n)
+        return failed("train.shuffled", evidence, **called)
+    return failed("train.not_slice", evidence, n=n, **called)
 
 
 @EXERCISE.check("val", points=2, title={"en": "val_data is the last 10%, apart from train_data",
                                         "zh": "val_data 是最后 10%，且与 train_data 不重叠"})
 def val(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
-    data, (_, train_part), (name, part) = parts(sb)
+    data, (train_name, train_part), (name, part) = parts(sb)
+    called = {"train": train_name, "val": name}
     total = len(data)
     n = gpt_data.split_point(total)
     evidence = _text.binding_cell(sb, name)
     if torch.equal(part, data[n:]):
-        return passed("val.ok", evidence, count=total - n)
+        return passed("val.ok", evidence, count=total - n, **called)
     evidence.update(comparison(data[n:], part))
     train_at = span(data, train_part, prefer=0)
-    train_shown = shown(train_at, total, n) if train_at else "train_data"
+    train_shown = shown(train_at, total, n) if train_at else train_name
     if torch.equal(part, train_part):
-        return failed("val.leak", evidence, slice=train_shown)
+        return failed("val.leak", evidence, slice=train_shown, **called)
     where = span(data, part, prefer=total - len(part))
     if where is None:
-        return failed("val.shuffled" if _text.sub_multiset(part, data) else "val.not_slice", evidence, n=n)
+        return failed("val.shuffled" if _text.sub_multiset(part, data) else "val.not_slice", evidence, n=n, **called)
     start, end = where
     if train_at is not None:
         overlap = min(end, train_at[1]) - max(start, train_at[0])
         if overlap > 0:
-            return failed("val.overlap", evidence, start=start, end=end, slice=train_shown, count=overlap)
+            return failed("val.overlap", evidence, start=start, end=end, slice=train_shown, count=overlap, **called)
         if end == total and train_at == (0, start):
-            return failed("val.fraction", evidence, pct=round(100 * len(part) / total), got=len(part), total=total)
-    return failed("val.wrong", evidence, start=start, end=end, n=n)
+            return failed("val.fraction", evidence, pct=round(100 * len(part) / total), got=len(part), total=total,
+                          **called)
+    return failed("val.wrong", evidence, start=start, end=end, n=n, **called)

@@ -93,3 +93,15 @@ def test_a_script_of_a_package_runs_as_the_packages_module(launcher: ZygoteLaunc
     assert [r for r in run.cells if r.status != "ok"] == []
     assert {e.id: e.score for e in run.exercises} == {"3.3": 6, "mask": 12}, {
         (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+
+
+def test_the_lectures_layernorm_under_the_name_layernorm_is_graded(grade_file: Grade) -> None:
+    """The lecture calls it LayerNorm1d; a learner's own correct `LayerNorm` (the 1d left out) is graded as it,
+    with the note in both languages."""
+    from test_gpt_attention import LAYERNORM_LECTURE, NORM
+
+    run = grade_file(LAYERNORM_LECTURE.replace("LayerNorm1d", "LayerNorm"), NORM)
+    results = {c.id: c for c in run.exercises[0].checks}
+    assert {c.status for c in results.values()} == {"passed"}, [c.message for c in results.values()]
+    assert "LayerNorm → LayerNorm1d" in results["normalised"].messages["en"]
+    assert "按练习中的名称评分：LayerNorm → LayerNorm1d" in results["normalised"].messages["zh"]

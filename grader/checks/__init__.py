@@ -9,6 +9,7 @@ input is drawn from.
 """
 from grader.checks.answers import classes, found_in, function, instances, the_class, trainable_count, with_object
 from grader.checks.exercise import Check, Exercise, NotFound, Outcome, Verdict, discover, failed, passed, skipped
+from grader.checks.signatures import Arguments, arguments
 from grader.checks.tensors import (
                                    ATOL,
                                    RTOL,
@@ -42,7 +43,7 @@ __all__ = [
     "ProbeFailure", "StudentError", "ProbeTimeout", "BudgetExhausted", "ChildCrashed", "BadReturn",
     # finding answers
     "classes", "the_class", "function", "instances", "found_in", "with_object", "trainable_count",
-    "class_definitions",
+    "class_definitions", "arguments", "Arguments",
     # comparing tensors, and the evidence a page shows
     "RTOL", "ATOL", "close", "max_diff", "comparison", "constant", "computes_nothing", "nan_tokens", "sample",
     "first_rows",

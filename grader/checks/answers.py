@@ -11,11 +11,12 @@ from grader.judge.client import SandboxClient
 from grader.judge.probes import Obj
 
 
-def classes(sb: SandboxClient, name: str) -> list[Obj]:
-    """The submission's module classes of that name, oldest first; where none has it, those of the one class
-    of its own named close to it (near_miss.stand_in: noted on the check's message), graded as the class of
-    that name: the handle carries the exercise's name, which is what every check looks it up by."""
-    modules = [o for o in sb.inventory() if o.kind == "class" and o.info.get("is_module")]
+def classes(sb: SandboxClient, name: str, modules_only: bool = True) -> list[Obj]:
+    """The submission's module classes (any classes, without `modules_only`) of that name, oldest first; where
+    none has it, those of the one class of its own named close to it (near_miss.stand_in: noted on the check's
+    message), graded as the class of that name: the handle carries the exercise's name, which is what every
+    check looks it up by."""
+    modules = [o for o in sb.inventory() if o.kind == "class" and (o.info.get("is_module") or not modules_only)]
     found = [o for o in modules if o.cls == name]
     if not found:
         stand_in = near_miss.stand_in(name, {o.cls for o in modules if o.info.get("defined_here")})
