@@ -92,11 +92,16 @@ def student_state(params: list[dict[str, Any]], roles: Roles, d_in: int, d_out: 
 
 
 def fresh_state(params: list[dict[str, Any]], rng: torch.Generator, d_in: int, d_out: int, *, out_proj: bool,
-                layout: Layout | None = None) -> tuple[Roles, dict[str, torch.Tensor]] | None:
+                layout: Layout | None = None, identity_out: bool = False
+                ) -> tuple[Roles, dict[str, torch.Tensor]] | None:
     """Fresh roles and the student's state holding them (student_state), with or without query/key/value
     biases and, where the book has an out_proj, also without one: a bias or a missing projection is the
-    configuration's slip, charged by 3.3's count, not where the attention is judged. None when no variant maps."""
+    configuration's slip, charged by 3.3's count, not where the attention is judged. With `identity_out`, the
+    out projection holds the identity: the mask exercise judges the attention before it, and an out_proj
+    that the forward never applies is 3.3's to charge. None when no variant maps."""
     drawn = random_roles(rng, d_in, d_out, bias=True, out_proj=out_proj)
+    if identity_out and drawn.o is not None:
+        drawn = with_out_proj(replace(drawn, o=None, o_b=None))
     for bias in (False, True):
         for proj in ((True, False) if out_proj else (False,)):
             roles = replace(drawn, q_b=drawn.q_b if bias else None, k_b=drawn.k_b if bias else None,
@@ -247,7 +252,7 @@ def heads_state(roles: list[Roles]) -> dict[str, torch.Tensor]:
 BUGS = (
     "diagonal_zero", "inverted_mask", "mask_not_applied", "softmax_wrong_dim", "no_scaling",
     "scale_by_d_out", "no_split_transpose", "no_merge_transpose", "mask_after_softmax_no_renorm",
-    "query_key_swapped",
+    "query_key_swapped", "softmax_heads_dim", "mask_shifted", "scale_by_tokens",
 )
 
 
@@ -269,14 +274,17 @@ def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None
     n = scores.shape[-1]
     ones = torch.ones(n, n, dtype=torch.bool)
     hidden = torch.tril(ones, diagonal=-1) if bug == "inverted_mask" else torch.triu(
-        ones, diagonal=0 if bug == "diagonal_zero" else 1)
-    scale = {"no_scaling": 1.0, "scale_by_d_out": d_out**0.5}.get(bug or "", head_dim**0.5)
+        ones, diagonal={"diagonal_zero": 0, "mask_shifted": 2}.get(bug or "", 1))
+    scales = {"no_scaling": 1.0, "scale_by_d_out": d_out**0.5, "scale_by_tokens": n**0.5}
+    scale = scales.get(bug or "", head_dim**0.5)
     if bug == "mask_after_softmax_no_renorm":
         weights = torch.softmax(scores / scale, dim=-1) * ~hidden
     else:
         if bug != "mask_not_applied":
             scores = scores.masked_fill(hidden, -torch.inf)
-        weights = torch.softmax(scores / scale, dim=-2 if bug == "softmax_wrong_dim" else -1)
+        # scores are (b, heads, queries, keys): dim=1 is the heads, the slip of a softmax copied from 3-D code
+        dim = {"softmax_wrong_dim": -2, "softmax_heads_dim": 1}.get(bug or "", -1)
+        weights = torch.softmax(scores / scale, dim=dim)
     context = weights @ v
     if bug != "no_merge_transpose":
         context = context.transpose(1, 2)
@@ -291,7 +299,10 @@ def bug_models(model: Callable[[str | None, torch.Tensor, list[Roles]], torch.Te
 
 
 def bug_of(got: torch.Tensor, model: Callable[[str], torch.Tensor]) -> str | None:
-    """The first of attend's bugs whose model (model(bug)) reproduces got, if one does."""
+    """The first of attend's bugs whose model (model(bug)) reproduces got, if one does. An output with no
+    number in it shows nothing (any model that turns all NaN would reproduce it), so it has none."""
+    if not bool(torch.isfinite(got).any()):
+        return None
     return next((bug for bug in BUGS if reproduces(got, partial(model, bug))), None)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import torch
 
 from exercises._attention import (
+    MAX_WIDTH,
     Layout,
     Reference,
     Roles,
@@ -135,11 +136,33 @@ def wrapper_layout(sb: SandboxClient, wrapper: Obj, rng: torch.Generator, d_in: 
                    tokens: int) -> Layout | None:
     """The roles of a wrapper's heads found by behaviour (find_layout), its output being its heads' outputs
     concatenated on the last dim, heads with one of attend's bugs included; None when no assignment
-    reproduces it."""
+    reproduces it. A projection after torch.cat is set to the identity first (neutral_projection)."""
     heads = list(per_head(wrapper.info.get("parameters", [])).values())
+    neutral_projection(sb, wrapper, d_out * len(heads))
     x = torch.randn(2, tokens, d_in, generator=rng)
     return find_layout(sb, wrapper, heads, x, partial(_concatenated, None), d_in=d_in, d_out=d_out, rng=rng,
                        variants=bug_models(_concatenated))
+
+
+def neutral_projection(sb: SandboxClient, wrapper: Obj, width: int | None = None) -> str | None:
+    """The name of a wrapper's projection after torch.cat (out_proj, as the book's bonus wrapper has), set to
+    the identity so that the wrapper computes its heads side by side: 3.2 and the mask exercise judge the
+    heads, and what a projection after them does is neither's subject. A projection is the wrapper's one
+    square matrix outside its heads (of `width`, where given), with at most a bias beside it; None when the
+    wrapper holds nothing outside its heads, or something else there."""
+    params = wrapper.info.get("parameters", [])
+    in_heads = {p["name"] for group in per_head(params).values() for p in group}
+    rest = [p for p in params if p["name"] not in in_heads]
+    matrices = [p for p in rest if len(p["shape"]) == 2]
+    if len(matrices) != 1 or len(rest) > 2:
+        return None
+    matrix, vectors = matrices[0], [p for p in rest if p is not matrices[0]]
+    n = matrix["shape"][0]
+    if (list(matrix["shape"]) != [n, n] or not 0 < n <= MAX_WIDTH or width not in (None, n)
+            or any(list(p["shape"]) != [n] for p in vectors)):
+        return None
+    sb.load_state(wrapper, {matrix["name"]: torch.eye(n), **{p["name"]: torch.zeros(n) for p in vectors}})
+    return str(matrix["name"]).rsplit(".", 1)[0]
 
 
 def _concatenated(bug: str | None, x: torch.Tensor, roles: list[Roles]) -> torch.Tensor:
@@ -148,12 +171,13 @@ def _concatenated(bug: str | None, x: torch.Tensor, roles: list[Roles]) -> torch
 
 
 def map_attention(sb: SandboxClient, module: Obj, rng: torch.Generator, x: torch.Tensor, *, num_heads: int, d_in: int,
-                  d_out: int, out_proj: bool) -> tuple[Roles, dict[str, torch.Tensor]] | None:
+                  d_out: int, out_proj: bool, identity_out: bool = False
+                  ) -> tuple[Roles, dict[str, torch.Tensor]] | None:
     """Fresh weights for one attention module, in its own layout (fresh_state): read from its parameters'
     names, else found by what each does on x (find_layout), with or without out_proj where the book has one,
     the book's attention or one of its usual bugs. None when neither maps them."""
     params = module.info.get("parameters", [])
-    found = fresh_state(params, rng, d_in, d_out, out_proj=out_proj)
+    found = fresh_state(params, rng, d_in, d_out, out_proj=out_proj, identity_out=identity_out)
     if found is not None:
         return found
     model = partial(_heads_of_one, num_heads=num_heads)
@@ -161,7 +185,7 @@ def map_attention(sb: SandboxClient, module: Obj, rng: torch.Generator, x: torch
         layout = find_layout(sb, module, [params], x, partial(model, None), d_in=d_in, d_out=d_out,
                              out_proj=proj, rng=rng, variants=bug_models(model))
         if layout is not None:
-            return fresh_state(params, rng, d_in, d_out, out_proj=proj, layout=layout)
+            return fresh_state(params, rng, d_in, d_out, out_proj=proj, layout=layout, identity_out=identity_out)
     return None
 
 

@@ -209,8 +209,8 @@ def registered(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         plain = info.get("plain_tensors", [])
         if plain:
             attr = plain[0]["name"]
-            outcome = failed("registered.plain", {"plain_tensors": plain}, cls=name, attr=attr,
-                             leaf=attr.rsplit(".", 1)[-1])
+            outcome = used_instead(sb, origin, found, [t["name"] for t in plain], rng) or failed(
+                "registered.plain", {"plain_tensors": plain}, cls=name, attr=attr, leaf=attr.rsplit(".", 1)[-1])
             return with_object(outcome, origin)
     ran = []
     unrun: list[ProbeFailure] = []  # a forward that raises or hangs is charged where the forward is graded
@@ -236,6 +236,24 @@ def registered(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         if measured:
             return with_object(measured, cls)
     return passed("registered.ok", classes=", ".join(sorted({n for n, _, _ in modules})), unbuilt=unbuilt(refused))
+
+
+def used_instead(sb: SandboxClient, origin: Obj, found: Built, plain: list[str],
+                 rng: torch.Generator) -> Outcome | None:
+    """The failure for what the forward of a class holding plain tensor attributes really leaves behind, where
+    the stand-in run names something other than those attributes (a global mask beside an unused
+    self.score_mask): the message names the tensor the forward used. None where the class was not built, its
+    forward does not run, or the run names one of the plain attributes or nothing."""
+    for cls, module, shape in found:
+        if cls is not origin:
+            continue
+        try:
+            behind = left_behind(sb, cls, module, torch.randn(*shape, generator=rng))
+        except (StudentError, ProbeTimeout, BudgetExhausted):
+            return None
+        if behind and not any(t["kind"] == "attribute" and t["name"] in plain for t in behind):
+            return left_behind_outcome(cls.cls, behind)
+    return None
 
 
 def unfollowed(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor, out: torch.Tensor,

@@ -9,18 +9,20 @@ is right when its output is its own heads' outputs side by side, whatever they c
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import torch
 
-from exercises._attention import MAX_WIDTH, Roles, map_heads
-from exercises._layout import wrapper_layout
+from exercises._attention import MAX_WIDTH, Roles, map_heads, per_head
+from exercises._layout import neutral_projection, wrapper_layout
 from grader.checks.answers import function, instances, the_class, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
 from grader.judge.client import SandboxClient
 from grader.judge.grading import probe_failure_outcome
 from grader.judge.probes import Obj, ProbeFailure, StudentError
+from grader.messages.catalogue import Msg
 from solutions import chapter3
 
 WRAPPER = "MultiHeadAttentionWrapper"
@@ -53,23 +55,42 @@ EXERCISE = Exercise(
             "zh": "{name} 保持 2 个头，输出形状为 {shape} 的上下文向量。",
         },
         "answer.changed_heads": {
-            "en": "{name} has {heads} {heads:head/heads}: the exercise keeps num_heads=2 and changes d_out to 1 instead.",
-            "zh": "{name} 只有 {heads} 个头：练习要求保持 num_heads=2，应改为把 d_out 设为 1。",
+            "en": "{name} has {heads} {heads:head/heads}: the exercise keeps num_heads=2 and changes d_out to 1 "
+                  "instead.{graded}",
+            "zh": "{name} 只有 {heads} 个头：练习要求保持 num_heads=2，应改为把 d_out 设为 1。{graded}",
         },
         "answer.wrong_width": {
-            "en": "{name} gives {width}-dim context vectors (shape {shape}); with 2 heads, d_out=1 gives 2.",
-            "zh": "{name} 输出 {width} 维上下文向量（形状 {shape}）；2 个头时 d_out=1 才得到 2 维。",
+            "en": "{name} gives {width}-dim context vectors (shape {shape}); with 2 heads, d_out=1 gives 2.{graded}",
+            "zh": "{name} 输出 {width} 维上下文向量（形状 {shape}）；2 个头时 d_out=1 才得到 2 维。{graded}",
         },
         "answer.unmapped": {
             "en": "{name} gives context vectors of shape {shape}, but the weights of its heads could not be matched "
                   "to query/key/value, neither by their names (heads.N.W_query ...) nor by trying each weight in "
-                  "each role, so it is not shown to be two attention heads.",
+                  "each role, so it is not shown to be two attention heads.{graded}",
             "zh": "{name} 输出形状为 {shape} 的上下文向量，但它各头的权重无法对应到 query/key/value：按名称"
-                  "（heads.N.W_query 等）不行，逐个尝试每个权重的角色也不行，因此无法证明它是两个注意力头。",
+                  "（heads.N.W_query 等）不行，逐个尝试每个权重的角色也不行，因此无法证明它是两个注意力头。{graded}",
+        },
+        "answer.graded_two_heads": {
+            "en": " Graded as the 3.2 answer: {name}, the newest of the submission's wrappers with 2 heads (it also "
+                  "holds {others}).",
+            "zh": " 作为 3.2 的答案评分的是 {name}：提交中有 2 个头的包装类对象里最新的一个（提交中还有 {others}）。",
+        },
+        "answer.graded_newest": {
+            "en": " Graded as the 3.2 answer: {name}, the newest of the submission's wrappers, none of which has 2 heads "
+                  "(it also holds {others}).",
+            "zh": " 作为 3.2 的答案评分的是 {name}：提交中最新的包装类对象，没有一个有 2 个头（提交中还有 {others}）。",
         },
         "concat.ok": {
             "en": "Your MultiHeadAttentionWrapper gives its own {heads} heads' outputs concatenated on the last dim.",
             "zh": "你的 MultiHeadAttentionWrapper 输出的是它自己 {heads} 个头的输出在最后一维上的拼接。",
+        },
+        "concat.ok_projected": {
+            "en": "Your MultiHeadAttentionWrapper gives its own {heads} heads' outputs concatenated on the last dim, "
+                  "with its projection after torch.cat ({projection}, as the book's bonus wrapper has one) set to the "
+                  "identity by the grader: 3.2 is about the heads and the output's width, not what follows them.",
+            "zh": "你的 MultiHeadAttentionWrapper 输出的是它自己 {heads} 个头的输出在最后一维上的拼接；它在 torch.cat "
+                  "之后的投影（{projection}，与书中附加材料的包装类一样）被评分器设为恒等映射：3.2 考查的是各个头和输出宽度，"
+                  "而不是其后的部分。",
         },
         "concat.mismatch": {
             "en": "Your MultiHeadAttentionWrapper's output is not its own heads' outputs concatenated with "
@@ -102,9 +123,12 @@ def head_names(info: dict[str, Any]) -> list[str]:
 
 
 def dims(info: dict[str, Any]) -> tuple[int, int] | None:
-    """(d_in, context_length) of a wrapper, read from its first head's weight and mask; None when it has
-    none, or one wider than any input the judge draws."""
-    weights = [p["shape"] for p in info.get("parameters", []) if len(p["shape"]) == 2]
+    """(d_in, context_length) of a wrapper, read from its first head's weight and mask (not from a projection
+    after torch.cat the wrapper may define before its heads); None when it has none, or one wider than any
+    input the judge draws."""
+    params = info.get("parameters", [])
+    heads = per_head(params)
+    weights = [p["shape"] for p in (next(iter(heads.values())) if heads else params) if len(p["shape"]) == 2]
     masks = [b["shape"] for b in info.get("buffers", []) if len(b["shape"]) == 2]
     if not weights or not 0 < weights[0][1] <= MAX_WIDTH:
         return None
@@ -124,7 +148,7 @@ def answer(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         return outcome
     # A notebook usually also holds the book's 4-dim demo and may rebind the answer's name later,
     # so every wrapper it ever built is a candidate (found by object, not by name), newest first.
-    outcomes = []
+    outcomes: list[tuple[Outcome, Obj]] = []
     for wrapper in reversed(instances(sb, [WRAPPER])):
         found = dims(wrapper.info)
         if found is None:
@@ -133,12 +157,27 @@ def answer(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
             outcome = judge_wrapper(sb, wrapper, *found, rng)
         except ProbeFailure as exc:
             outcome = probe_failure_outcome(exc)
-        outcomes.append(with_object(outcome, wrapper))
-        if outcomes[-1].status == "passed":
-            return outcomes[-1]
+        if outcome.status == "passed":
+            return with_object(outcome, wrapper)
+        outcomes.append((outcome, wrapper))
     if not outcomes:
         raise NotFound("not_found.answer", hint=markdown_hint(sb))
-    return outcomes[0]
+    return graded_failure(outcomes)
+
+
+def graded_failure(outcomes: list[tuple[Outcome, Obj]]) -> Outcome:
+    """Of the wrappers that fail, newest first, the one the exercise describes: 2 heads (a 12-head wrapper
+    built for 3.3 is not a 3.2 answer), else the newest; where there are several, the message says which
+    one was graded."""
+    outcome, wrapper = min(outcomes, key=lambda found: len(head_names(found[1].info)) != 2)
+    others = list(dict.fromkeys(w.name for _, w in outcomes if w.name != wrapper.name))  # a name rebound: once
+    if others:
+        two = len(head_names(wrapper.info)) == 2
+        graded = Msg(f"3.2.answer.graded_{'two_heads' if two else 'newest'}", {"name": wrapper.name,
+                                                                                "others": ", ".join(others)})
+        outcome = replace(outcome, args={**outcome.args, "graded": graded},
+                          evidence={**outcome.evidence, "graded": wrapper.name, "others": others})
+    return with_object(outcome, wrapper)
 
 
 def judge_wrapper(sb: SandboxClient, wrapper: Obj, d_in: int, ctx: int, rng: torch.Generator) -> Outcome:
@@ -148,14 +187,14 @@ def judge_wrapper(sb: SandboxClient, wrapper: Obj, d_in: int, ctx: int, rng: tor
     shape = list(out.shape)
     width = shape[-1] if shape else 0
     if heads != 2 and width == 2:
-        return failed("answer.changed_heads", name=wrapper.name, heads=heads)
+        return failed("answer.changed_heads", name=wrapper.name, heads=heads, graded="")
     if shape != [2, tokens, 2]:
-        return failed("answer.wrong_width", {"shape": shape}, name=wrapper.name, width=width, shape=shape)
+        return failed("answer.wrong_width", {"shape": shape}, name=wrapper.name, width=width, shape=shape, graded="")
     if constant(out):
         return computes_nothing(wrapper.name, out)
     mapped = heads_with_weights(sb, wrapper, rng, d_in, 1, tokens)
     if mapped is None or len(mapped[0]) != 2:
-        return failed("answer.unmapped", name=wrapper.name, shape=shape)
+        return failed("answer.unmapped", name=wrapper.name, shape=shape, graded="")
     return passed("answer.ok", name=wrapper.name, shape=shape)
 
 
@@ -201,7 +240,8 @@ def _concat(sb: SandboxClient, wrapper: Obj, rng: torch.Generator) -> Outcome:
     names = head_names(wrapper.info)
     if len(names) < 2:
         return failed("concat.no_heads")
-    d_in, ctx = CONCAT_ARGS[0], CONCAT_ARGS[2]
+    d_in, d_out, ctx = CONCAT_ARGS[0], CONCAT_ARGS[1], CONCAT_ARGS[2]
+    projection = neutral_projection(sb, wrapper, d_out * len(names))
     x = torch.randn(2, ctx, d_in, generator=rng)
     got = sb.forward(wrapper, x)
     if constant(got):
@@ -215,4 +255,6 @@ def _concat(sb: SandboxClient, wrapper: Obj, rng: torch.Generator) -> Outcome:
             return failed("concat.nan", comparison(expected, got), **nan)
         return failed("concat.mismatch", comparison(expected, got), got=list(got.shape),
                       expected=list(expected.shape), diff=max_diff(got, expected))
+    if projection is not None:
+        return passed("concat.ok_projected", {"projection": projection}, heads=len(names), projection=projection)
     return passed("concat.ok", heads=len(names))

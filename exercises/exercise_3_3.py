@@ -14,7 +14,7 @@ passes with a note that leaves the bug to the mask exercise.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -120,6 +120,13 @@ EXERCISE = Exercise(
                   "注意力中的 NaN 来自因果掩码：某一行注意力分数全部被设为 -inf（某个 Token 什么都看不到，连自己也看不到，"
                   "例如用了 torch.triu(..., diagonal=0)），softmax 就会出现 0 除以 0。这个错误由 mask 练习扣分；"
                   "修正之前，本项检查无法判断各个头是否正确。",
+        },
+        "heads.out_proj_unused": {
+            "en": "{name} defines out_proj but its forward never applies it: with the grader's weights, its output is "
+                  "12 heads of 64 merged, without the projection. End the forward with "
+                  "context_vec = self.out_proj(context_vec).",
+            "zh": "{name} 定义了 out_proj，但 forward 中从未使用它：载入评分器的权重后，它的输出是 12 个 64 维的头合并后的"
+                  "结果，没有经过输出投影。请在 forward 最后加上 context_vec = self.out_proj(context_vec)。",
         },
         "heads.mismatch": {
             "en": "{name} differs from a 12-head reference with the same weights (largest difference {diff:.3g}).",
@@ -290,6 +297,8 @@ def _heads(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
     if bug is not None:
         note = bug_note(bug)
         return passed("heads.ok_buggy", {"diagnosis": note.key}, name=module.name, diagnosis=note)
+    if roles.o is not None and close(got, attend(x, replace(roles, o=None, o_b=None), HEADS)):
+        return failed("heads.out_proj_unused", comparison(expected, got), name=module.name)
     for h in OTHER_HEADS:  # computed from the roles: a GPT-2-sized reference module per count would cost more
         other = attend(x, roles, h)
         if close(got, other):

@@ -9,7 +9,7 @@ computes nothing passes none of them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -26,7 +26,7 @@ from exercises._attention import (
     reproduces,
     with_out_proj,
 )
-from exercises._layout import map_attention, wrapper_layout
+from exercises._layout import map_attention, neutral_projection, wrapper_layout
 from grader.checks.answers import classes, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
@@ -83,6 +83,9 @@ EXERCISE = Exercise(
         "bug.mask_not_sliced": r"\bmask\w*\s*=|masked_fill",
         "bug.mask_after_softmax_no_renorm": r"softmax|masked_fill|\b(triu|tril)\b",
         "bug.query_key_swapped": r"@|matmul|bmm|einsum",
+        "bug.softmax_heads_dim": r"softmax",
+        "bug.mask_shifted": r"\b(triu|tril)\b|diagonal|masked_fill",
+        "bug.scale_by_tokens": r"softmax|\*\*\s*0?\.5|sqrt",
     },
     reference=chapter3,
     order=4,
@@ -144,6 +147,13 @@ EXERCISE = Exercise(
         },
         "reference.ok": {"en": "With the grader's weights, the outputs equal the reference ({classes}).",
                          "zh": "载入评分器的权重后，输出与参考实现一致（{classes}）。"},
+        "reference.ok_projected": {
+            "en": "With the grader's weights, the outputs equal the reference ({classes}), with "
+                  "MultiHeadAttentionWrapper's projection after torch.cat ({projection}) set to the identity: this "
+                  "exercise judges the masking inside the heads, not what follows them.",
+            "zh": "载入评分器的权重后，输出与参考实现一致（{classes}）；其中 MultiHeadAttentionWrapper 在 torch.cat 之后的投影"
+                  "（{projection}）被设为恒等映射：本练习考查的是各个头内部的掩码，而不是其后的部分。",
+        },
         "reference.mismatch": {
             "en": "{cls}: with the grader's weights, the output for {tokens} {tokens:token/tokens} differs from the reference "
                   "(largest difference {diff:.3g}). {diagnosis}",
@@ -205,6 +215,24 @@ EXERCISE = Exercise(
             "zh": "queries 和 keys 互换了：注意力分数应为 queries @ keys.transpose(...)，其中 queries 来自 W_query，"
                   "keys 来自 W_key。",
         },
+        "bug.softmax_heads_dim": {
+            "en": "The softmax runs over the wrong dim: dim=1 of the (b, num_heads, num_tokens, num_tokens) scores "
+                  "is the heads. Normalise each query's row of scores with dim=-1.",
+            "zh": "softmax 的维度不对：(b, num_heads, num_tokens, num_tokens) 的注意力分数中 dim=1 是头的维度。"
+                  "应使用 dim=-1，对每个查询的那一行分数归一化。",
+        },
+        "bug.mask_shifted": {
+            "en": "The mask is shifted by a row: each token also sees the next one. Hide every entry above the "
+                  "diagonal, torch.triu(..., diagonal=1).",
+            "zh": "掩码错开了一行：每个 Token 还能看到下一个 Token。应遮住对角线以上的所有位置，"
+                  "即 torch.triu(..., diagonal=1)。",
+        },
+        "bug.scale_by_tokens": {
+            "en": "The scores are scaled by the number of tokens (keys.shape[1] is num_tokens): divide by "
+                  "sqrt(head_dim), keys.shape[-1]**0.5.",
+            "zh": "注意力分数除以了 Token 数量的平方根（keys.shape[1] 是 num_tokens）：应除以 sqrt(head_dim)，"
+                  "即 keys.shape[-1]**0.5。",
+        },
         "bug.mask_not_sliced": {
             "en": "The mask is not cut to the sequence: slice it, self.mask.bool()[:num_tokens, :num_tokens] "
                   "(book section 3.5.3).",
@@ -229,14 +257,16 @@ class Loaded:
     model: Model
     args: tuple[Any, ...]
     state: dict[str, torch.Tensor]
+    projection: str | None = None  # a wrapper's projection after torch.cat, set to the identity (neutral_projection)
 
 
 def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> Loaded | None:
     """Put fresh weights into the student's module (by name, else by what each weight does); None when
     they map to no role."""
     params = module.info.get("parameters", [])
-    args = target.args
+    args, projection = target.args, None
     if target.wrapper:
+        projection = neutral_projection(sb, module, target.d_out * target.num_heads)
         mapped = map_heads(params, rng, target.d_in, target.d_out)
         if mapped is None:
             layout = wrapper_layout(sb, module, rng, target.d_in, target.d_out, CONTEXT)
@@ -252,7 +282,7 @@ def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Gene
     else:
         x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
         found = map_attention(sb, module, rng, x, num_heads=target.num_heads, d_in=target.d_in,
-                              d_out=target.d_out, out_proj=target.out_proj)
+                              d_out=target.d_out, out_proj=target.out_proj, identity_out=True)
         if found is None:
             return None
         roles, state = found
@@ -260,21 +290,26 @@ def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Gene
         def model(x: torch.Tensor, bug: str | None) -> torch.Tensor:
             return attend(x, roles, target.num_heads, bug)
 
-        # The reference always projects and has biases only when asked: a module without out_proj, or one
-        # with biases, is compared with what the reference computes for the same weights.
+        # The reference always projects (the identity here: what follows the attention is 3.3's to judge) and
+        # has biases only when asked: a module without out_proj, or one with biases, is compared with what the
+        # reference computes for the same weights.
         reference = book_state(with_out_proj(roles) if target.out_proj else roles)
         args += (roles.q_b is not None,)
     sb.load_state(module, state)
-    return Loaded(model, args, reference)
+    return Loaded(model, args, reference, projection)
 
 
-def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator) -> Msg:
-    """Name the bug whose model reproduces this class's outputs (on a fresh instance), if one does."""
+def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, *, unsliced: bool = False) -> Msg:
+    """Name the bug whose model reproduces this class's outputs (on a fresh instance) at every length it runs,
+    if one does: a model that fits one length only (NaN on one token, say) is not what the class does.
+    For prefixes that differ from the whole sequence's first outputs (`unsliced`), a class that no bug model
+    reproduces but that is right on its whole context, the one length where an uncut mask is the whole
+    mask, has a mask not cut to the sequence; without that evidence nothing is named."""
     module = sb.construct(cls, *target.args)
     loaded = load_weights(sb, target, module, rng)
     if loaded is None:
         return Msg("mask.bug.unknown")
-    candidates = list(BUGS)
+    candidates, whole_right = list(BUGS), False
     # num_heads tokens first: the only length at which a missing split transpose still runs.
     for tokens in (target.num_heads, CONTEXT):
         x = torch.randn(2, tokens, target.d_in, generator=rng)
@@ -284,9 +319,10 @@ def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator) 
             continue
         with torch.no_grad():
             candidates = [bug for bug in candidates if reproduces(got, partial(loaded.model, x, bug))]
-        if len(candidates) == 1:
-            break
-    return bug_note(candidates[0]) if candidates else Msg("mask.bug.unknown")
+            whole_right = tokens == CONTEXT and reproduces(got, partial(loaded.model, x, None))
+    if candidates:
+        return bug_note(candidates[0])
+    return bug_note("mask_not_sliced") if unsliced and whole_right else Msg("mask.bug.unknown")
 
 
 def failed_with_diagnosis(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, key: str,
@@ -437,7 +473,7 @@ def short(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         # On the longest short one: one token alone may be all NaN for a mask bug that other checks charge.
         if constant(outs[SHORT[-1]]):
             return computes_nothing(target.name, outs[SHORT[-1]])
-        return unsliced(target, outs) if causal_class(sb, target, module, rng) else None
+        return unsliced(sb, target, cls, rng, outs) if causal_class(sb, target, module, rng) else None
 
     return each_class(sb, rng, "short.ok", judge, fresh=True, lengths=", ".join(map(str, SHORT)), context=CONTEXT)
 
@@ -449,16 +485,19 @@ def causal_class(sb: SandboxClient, target: Target, module: Obj, rng: torch.Gene
     return not any(matrix[i][j] for i in range(CONTEXT) for j in range(i + 1, CONTEXT))
 
 
-def unsliced(target: Target, outs: dict[int, torch.Tensor]) -> Outcome | None:
+def unsliced(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator,
+             outs: dict[int, torch.Tensor]) -> Outcome | None:
     """The failure of a causal class whose outputs for the first tokens alone are not its first outputs for
-    the whole sequence (outs[CONTEXT]): its mask is not cut to the sequence, a wrong part of it is used."""
+    the whole sequence (outs[CONTEXT]). Where the whole sequence gives NaN there is nothing to compare: the
+    NaN is the finite check's to charge, and a short sequence that gives numbers there works."""
     full = outs[CONTEXT]
     for tokens in SHORT:
-        if not close(outs[tokens], full[:, :tokens], equal_nan=True):
-            note = bug_note("mask_not_sliced")
+        shown = torch.isfinite(full[:, :tokens])
+        if outs[tokens].shape != shown.shape or not close(outs[tokens][shown], full[:, :tokens][shown]):
+            diagnosis = diagnose(sb, target, cls, rng, unsliced=True)
             return failed("short.unsliced", {**comparison(full[:, :tokens], outs[tokens]), "class": target.name,
-                                             "diagnosis": note.key},
-                          cls=target.name, tokens=tokens, context=CONTEXT, diagnosis=note)
+                                             "diagnosis": diagnosis.key},
+                          cls=target.name, tokens=tokens, context=CONTEXT, diagnosis=diagnosis)
     return None
 
 
@@ -493,10 +532,14 @@ def finite(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("reference", points=2, title={"en": "Equal to the reference with the same weights",
                                               "zh": "相同权重下与参考实现一致"})
 def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
+    projections: list[str] = []
+
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         loaded = load_weights(sb, target, module, rng)
         if loaded is None:
             return failed("reference.unmapped", cls=target.name)
+        if loaded.projection is not None:
+            projections.append(loaded.projection)
         for tokens in (target.num_heads, CONTEXT):  # num_heads first: a missing split transpose runs there
             x = torch.randn(2, tokens, target.d_in, generator=rng)
             expected = reference_output(getattr(chapter3, target.name), loaded.args, loaded.state, x)
@@ -507,4 +550,7 @@ def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
                                              tokens=tokens, diff=max_diff(got, expected))
         return None
 
-    return each_class(sb, rng, "reference.ok", judge, fresh=True)
+    outcome = each_class(sb, rng, "reference.ok", judge, fresh=True)
+    if outcome.status == "passed" and projections:  # the note says what the comparison left out
+        return replace(outcome, key="reference.ok_projected", args={**outcome.args, "projection": projections[0]})
+    return outcome

@@ -94,6 +94,24 @@ BUG_FAILURES: dict[str, dict[str, tuple[str, str | None]]] = {
     },
     # keys @ queries.T: still causal and normalised, only the values are wrong
     "query_key_swapped": {"reference": ("mask.reference.mismatch", _diag("query_key_swapped"))},
+    # MultiHeadAttention's softmax over the heads: NaN wherever a row of scores holds -inf. A short sequence
+    # still works: its first outputs are NaN on the whole sequence, which `finite` charges, not `short`.
+    "softmax_heads_dim": {
+        "first_token": ("mask.first.nan", _diag("softmax_heads_dim")),
+        "normalised": ("mask.normalised.wrong", _diag("softmax_heads_dim")),
+        "finite": ("mask.finite.wrong", _diag("softmax_heads_dim")),
+        "reference": ("mask.reference.mismatch", _diag("softmax_heads_dim")),
+    },
+    "mask_shifted": {
+        "causal": ("mask.causal.leak", _diag("mask_shifted")),
+        "first_token": ("mask.first.leak", _diag("mask_shifted")),
+        "reference": ("mask.reference.mismatch", _diag("mask_shifted")),
+    },
+    # the scale changes with the length: the first tokens alone give other outputs, and the mask is sliced
+    "scale_by_tokens": {
+        "short": ("mask.short.unsliced", _diag("scale_by_tokens")),
+        "reference": ("mask.reference.mismatch", _diag("scale_by_tokens")),
+    },
 }
 
 
@@ -171,6 +189,13 @@ NAMED: dict[str, dict[str, tuple[str, ...]]] = {
     "mask_after_softmax_no_renorm": {"en": ("applied after the softmax without renormalising",),
                                      "zh": ("softmax 之后应用却没有重新归一化",)},
     "query_key_swapped": {"en": ("queries and keys are swapped",), "zh": ("queries 和 keys 互换了",)},
+    # named as CausalAttention's wrong dim is, and which dim it took
+    "softmax_heads_dim": {"en": ("softmax runs over the wrong dim", "dim=1", "is the heads", "dim=-1"),
+                          "zh": ("softmax 的维度不对", "dim=1 是头的维度", "dim=-1")},
+    "mask_shifted": {"en": ("shifted by a row", "sees the next one", "diagonal=1"),
+                     "zh": ("错开了一行", "下一个 Token", "diagonal=1")},
+    "scale_by_tokens": {"en": ("scaled by the number of tokens", "keys.shape[-1]**0.5"),
+                        "zh": ("Token 数量的平方根", "keys.shape[-1]**0.5")},
 }
 
 
@@ -193,7 +218,8 @@ def test_the_message_names_the_mistake_in_both_languages(graded_bug: Callable[[s
                 assert word in result.messages[lang], (cid, lang, word, result.messages[lang])
 
 
-@pytest.mark.parametrize("bug", ["scale_by_d_out", "no_split_transpose", "no_merge_transpose"])
+@pytest.mark.parametrize("bug", ["scale_by_d_out", "no_split_transpose", "no_merge_transpose",
+                                 "softmax_heads_dim"])
 def test_mha_only_bug_is_reported_on_multi_head_attention(graded_bug, bug: str) -> None:
     result = check(graded_bug(bug), "mask", "reference")
     assert result.evidence["class"] == "MultiHeadAttention"

@@ -108,3 +108,37 @@ def test_heads_in_a_plain_list_are_the_device_exercises_bug_alone(grade_file, mo
     assert registered.messages["en"].startswith("MultiHeadAttentionWrapper.forward uses heads[0].")
     assert "Keep submodules as attributes or in nn.ModuleList" in registered.messages["en"]
     assert "请把子模块设为属性或放进 nn.ModuleList" in registered.messages["zh"]
+
+
+PROJECTION = "        self.out_proj = nn.Linear(d_out * num_heads, d_out * num_heads)\n"
+HEADS = "        self.heads = nn.ModuleList(\n"
+
+
+@pytest.mark.parametrize("first", [False, True], ids=["heads_first", "projection_first"])
+def test_a_wrapper_that_projects_after_cat_is_judged_through_its_heads(grade_file, monkeypatch,
+                                                                       first: bool) -> None:
+    """The book's bonus wrapper applies out_proj after torch.cat: built with d_out=1, num_heads=2 it gives
+    2-dim context vectors. 3.2 judges its heads and width, the mask exercise the masking inside the heads;
+    each sets the projection to the identity and says so in a note. A masking bug in its heads is still the
+    mask exercise's, named. Where __init__ makes the projection first, the heads still give the input width."""
+    monkeypatch.delenv("GRADER_ACCELERATOR", raising=False)
+    source = (CORPUS / "round4_wrapper_out_proj.py").read_text(encoding="utf-8")
+    assert PROJECTION in source and HEADS in source
+    if first:
+        source = source.replace(PROJECTION, "").replace(HEADS, PROJECTION + HEADS)
+    run = grade_file(source, "3.2,mask")
+    scores = {e.id: (e.score, e.max_score) for e in run.exercises}
+    assert scores == {"3.2": (6, 6), "mask": (12, 12)}, {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+    concat = check(run, "3.2", "concat")
+    assert concat.message_key == "3.2.concat.ok_projected"
+    assert "with its projection after torch.cat (out_proj, as the book's bonus wrapper has one)" in concat.message
+    assert "投影（out_proj，与书中附加材料的包装类一样）被评分器设为恒等映射" in concat.messages["zh"]
+    reference = check(run, "mask", "reference")
+    assert reference.message_key == "mask.reference.ok_projected"
+    assert "MultiHeadAttentionWrapper's projection after torch.cat (out_proj) set to the identity" in reference.message
+    assert "在 torch.cat 之后的投影（out_proj）被设为恒等映射" in reference.messages["zh"]
+    buggy = grade_file(source.replace("diagonal=1)", "diagonal=0)"), "3.2,mask")
+    assert check(buggy, "3.2", "concat").message_key == "3.2.concat.ok_projected"
+    mismatch = check(buggy, "mask", "reference")
+    assert (mismatch.status, mismatch.evidence["diagnosis"]) == ("failed", "mask.bug.diagonal_zero"), mismatch.message

@@ -3,7 +3,9 @@
 
 Each entry is (bug_id, old, new). MASK_BUGS edit text that CausalAttention and
 MultiHeadAttention share, so each old occurs twice and both classes get the bug,
-except the MHA-only ones (scale_by_d_out, no_split_transpose, no_merge_transpose).
+except the MHA-only ones (scale_by_d_out, no_split_transpose, no_merge_transpose, softmax_heads_dim:
+dim=1 of MultiHeadAttention's (b, num_heads, n, n) scores is the heads). mask_shifted moves the mask up a
+row (triu diagonal=2), so every token also sees the next one.
 mask_parameter and plain_tensor_mask also hit both classes and missing_transpose all
 three transfer_weights lines; every other old occurs exactly once. Each group's bugs
 belong to one exercise (BELONGS_TO): graded on ch03, a file with one of them loses
@@ -51,6 +53,9 @@ MASK_BUGS = [
      "        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)\n"
      "        attn_weights = attn_weights * torch.tril(torch.ones_like(attn_weights))\n"),
     ("query_key_swapped", "attn_scores = queries @ keys.transpose(", "attn_scores = keys @ queries.transpose("),
+    ("softmax_heads_dim", MHA_SOFTMAX, MHA_SOFTMAX.replace("dim=-1)", "dim=1)")),
+    ("mask_shifted", "diagonal=1)", "diagonal=2)"),
+    ("scale_by_tokens", MASK_OLD, MASK_OLD.replace("keys.shape[-1]**0.5", "num_tokens**0.5")),
 ]
 
 SA_BUGS = [
