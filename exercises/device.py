@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from grader.checks import class_definitions
-from grader.checks.answers import classes, with_object
+from grader.checks.answers import build, classes, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
 from grader.checks.tensors import ATOL, RTOL, close, comparison, computes_nothing, constant, max_diff, sample
 from grader.judge.accelerator import judge_accelerator
@@ -175,7 +175,7 @@ def built(sb: SandboxClient) -> tuple[Built, Refused]:
         defined = classes(sb, name)
         if defined:
             try:
-                found.append((defined[-1], sb.construct(defined[-1], *args), shape))
+                found.append((defined[-1], build(sb, defined[-1], chapter3, *args), shape))
             except StudentError as exc:
                 refused.append((name, exc))
     return found, refused
@@ -275,7 +275,7 @@ def unfollowed(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor, out: t
     order = torch.randperm(tokens, generator=rng)
     if order.equal(torch.arange(tokens)):  # the one order under which a mask kept elsewhere would follow
         order = order.flip(0)
-    fresh = sb.construct(cls, *BUILDS[cls.cls][0])
+    fresh = build(sb, cls, chapter3, *BUILDS[cls.cls][0])
     sb.load_state(fresh, {name: reordered(t, order) for name, t in state.items()})
     label = f"{cls.cls}.forward (in a fresh instance"
     moved = sb.forward(fresh, x[..., order, :], label=f"{label}, tokens and masks reordered)")
@@ -357,7 +357,7 @@ def left_behind(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor) -> li
     instance (the first was moved for good), which must then run: an error is never a pass by itself."""
     found, error = sb.left_behind(module, x)
     if error and not found:
-        found, _ = sb.left_behind(sb.construct(cls, *BUILDS[cls.cls][0]), x, move=False)
+        found, _ = sb.left_behind(build(sb, cls, chapter3, *BUILDS[cls.cls][0]), x, move=False)
     return found
 
 

@@ -26,7 +26,7 @@ from exercises._attention import (
     student_state,
 )
 from exercises._layout import find_layout, roles_read
-from grader.checks.answers import found_in, function, instances, the_class, with_object
+from grader.checks.answers import build, found_in, function, instances, the_class, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
 from grader.checks.tensors import close, comparison, first_rows, max_diff
 from grader.judge.client import SandboxClient
@@ -193,7 +193,7 @@ def _transfer(sb: SandboxClient, rng: torch.Generator) -> list[Transfer]:
         v1_cls, v2_cls = the_class(sb, "SelfAttention_v1"), the_class(sb, "SelfAttention_v2")
         pairs = []
         for d_in, d_out in SHAPES:
-            v1, v2 = sb.construct(v1_cls, d_in, d_out), sb.construct(v2_cls, d_in, d_out)
+            v1, v2 = build(sb, v1_cls, chapter3, d_in, d_out), build(sb, v2_cls, chapter3, d_in, d_out)
             roles: Roles | None = random_roles(rng, d_in, d_out)
             params = v2.info.get("parameters", [])
             state = student_state(params, roles, d_in, d_out)  # type: ignore[arg-type]
@@ -294,7 +294,7 @@ def v1_names(sb: SandboxClient, pair: Transfer, rng: torch.Generator) -> dict[st
 def _v1_roles_by_behaviour(sb: SandboxClient, pair: Transfer, rng: torch.Generator) -> dict[str, str] | None:
     assert pair.roles is not None
     d_out, d_in = pair.roles.q.shape
-    module = sb.construct(the_class(sb, pair.v1.cls), d_in, d_out)
+    module = build(sb, the_class(sb, pair.v1.cls), chapter3, d_in, d_out)
     found = layout(sb, module, rng, d_in, d_out)
     matrices = {p["name"] for p in module.info.get("parameters", []) if len(p["shape"]) == 2}
     return {role: name for name, role in found.items() if name in matrices} if found else None
@@ -376,7 +376,7 @@ def classes_match(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outco
         expected = reference_output(chapter3.SelfAttention_v2, (d_in, d_out), book_state(roles), x)
         for name in names:
             cls = the_class(sb, name)
-            module = sb.construct(cls, d_in, d_out)
+            module = build(sb, cls, chapter3, d_in, d_out)
             params = module.info.get("parameters", [])
             state = student_state(params, roles, d_in, d_out)
             if state is None:

@@ -16,7 +16,7 @@ import torch
 
 from exercises._attention import MAX_WIDTH, Roles, map_heads, per_head
 from exercises._layout import neutral_projection, wrapper_layout
-from grader.checks.answers import function, instances, the_class, with_object
+from grader.checks.answers import build, function, instances, the_class, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
 from grader.judge.client import SandboxClient
@@ -233,7 +233,7 @@ def concat(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     """The wrapper's output against its own heads' outputs side by side, on its whole context (where even
     heads whose mask is not cut to the sequence run): whatever the heads compute, that is the concatenation."""
     cls = the_class(sb, WRAPPER)
-    return with_object(_concat(sb, sb.construct(cls, *CONCAT_ARGS), rng), cls)
+    return with_object(_concat(sb, build(sb, cls, chapter3, *CONCAT_ARGS), rng), cls)
 
 
 def _concat(sb: SandboxClient, wrapper: Obj, rng: torch.Generator) -> Outcome:

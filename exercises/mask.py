@@ -27,7 +27,7 @@ from exercises._attention import (
     with_out_proj,
 )
 from exercises._layout import map_attention, neutral_projection, wrapper_layout
-from grader.checks.answers import classes, with_object
+from grader.checks.answers import build, classes, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
 from grader.judge.client import SandboxClient
@@ -305,7 +305,7 @@ def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, 
     For prefixes that differ from the whole sequence's first outputs (`unsliced`), a class that no bug model
     reproduces but that is right on its whole context, the one length where an uncut mask is the whole
     mask, has a mask not cut to the sequence; without that evidence nothing is named."""
-    module = sb.construct(cls, *target.args)
+    module = build(sb, cls, chapter3, *target.args)
     loaded = load_weights(sb, target, module, rng)
     if loaded is None:
         return Msg("mask.bug.unknown")
@@ -408,8 +408,8 @@ def each_class(sb: SandboxClient, rng: torch.Generator, ok_key: str, judge: Judg
     """
     found = targets(sb)
     for target, cls in found:
-        module = sb.construct(cls, *target.args) if fresh else sb.memo(
-            f"mask instance {target.name}", lambda: sb.construct(cls, *target.args))
+        module = build(sb, cls, chapter3, *target.args) if fresh else sb.memo(
+            f"mask instance {target.name}", lambda: build(sb, cls, chapter3, *target.args))
         problem = inert(sb, target, module, rng) or judge(target, cls, module)
         if problem is not None:
             return with_object(problem, cls)

@@ -105,3 +105,54 @@ def test_the_lectures_layernorm_under_the_name_layernorm_is_graded(grade_file: G
     assert {c.status for c in results.values()} == {"passed"}, [c.message for c in results.values()]
     assert "LayerNorm → LayerNorm1d" in results["normalised"].messages["en"]
     assert "按练习中的名称评分：LayerNorm → LayerNorm1d" in results["normalised"].messages["zh"]
+
+
+# The book's classes with their constructor's parameters in another order, under the book's names (or the
+# lecture's block_size): built by name, each value where the student's constructor asks for it.
+REORDERED = (SOLUTION.read_text(encoding="utf-8")
+             .replace("def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):",
+                      "def __init__(self, d_in, d_out, num_heads, block_size, dropout=0.0, qkv_bias=False):\n"
+                      "        context_length = block_size")
+             .replace("def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):",
+                      "def __init__(self, d_in, d_out, dropout, context_length, qkv_bias=False):")
+             .replace("CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)",
+                      "CausalAttention(d_in, d_out, dropout, context_length, qkv_bias)")
+             .replace("MultiHeadAttentionWrapper(d_in, 1, context_length, dropout, num_heads=2)",
+                      "MultiHeadAttentionWrapper(d_in, 1, 2, context_length, dropout)")
+             .replace("MultiHeadAttention(768, 768, 1024, dropout, num_heads=12)",
+                      "MultiHeadAttention(768, 768, 12, 1024, dropout)"))
+
+
+def test_book_classes_with_their_parameters_in_another_order_are_built_by_name(grade_file: Grade) -> None:
+    assert REORDERED.count("num_heads, block_size, dropout=0.0") == 2
+    run = grade_file(REORDERED, "ch03")
+    assert {e.id: e.score for e in run.exercises} == {e.id: e.max_score for e in run.exercises}, {
+        (e.id, c.id): c.message for e in run.exercises for c in e.checks if c.score < c.max_score}
+
+
+def test_the_books_call_is_given_by_name_only_where_every_name_is_understood() -> None:
+    from grader.checks.signatures import Arguments, like_reference
+    from solutions.chapter3 import MultiHeadAttention
+
+    book = (5, 8, 8, 0.0, 2)
+    assert like_reference(MultiHeadAttention, ["d_in", "d_out", "num_heads", "block_size", "dropout", "qkv_bias"],
+                          book) == Arguments(kwargs={"d_in": 5, "d_out": 8, "num_heads": 2, "block_size": 8,
+                                                     "dropout": 0.0, "qkv_bias": False})
+    # a name it does not understand: positionally, as the book calls it (as before)
+    assert like_reference(MultiHeadAttention, ["d_in", "d_out", "ctx", "p", "heads"], book) == Arguments(
+        book, not_understood=("ctx", "p", "heads"))
+    assert like_reference(MultiHeadAttention, ["args", "kwargs"], book).args == book
+
+
+def test_a_constructor_that_cannot_be_built_is_told_which_names_were_not_understood(grade_file: Grade) -> None:
+    source = (SOLUTION.read_text(encoding="utf-8")
+              .replace("def __init__(self, d_in, d_out, context_length, dropout, qkv_bias=False):",
+                       "def __init__(self, d_in, d_out, ctx, p, use_bias):\n"
+                       "        context_length, dropout, qkv_bias = ctx, p, use_bias")
+              .replace("CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)",
+                       "CausalAttention(d_in, d_out, context_length, dropout, qkv_bias)"))
+    c = check(grade_file(source, "mask"), "mask", "causal")
+    assert (c.status, c.message_key) == ("failed", "check.not_understood"), c.message
+    assert c.messages["en"].startswith("CausalAttention(5, 4, 8, 0.0) raised TypeError: ")
+    assert "and did not understand ctx, p, use_bias. Name them as the book does" in c.messages["en"]
+    assert "但它无法理解 ctx, p, use_bias。" in c.messages["zh"]

@@ -7,7 +7,16 @@ names may move. A check is a function (sb, reference, rng) -> Outcome; `sb` is t
 the student's code, `reference` the module holding the right answer, `rng` the generator every hidden
 input is drawn from.
 """
-from grader.checks.answers import classes, found_in, function, instances, the_class, trainable_count, with_object
+from grader.checks.answers import (
+    build,
+    classes,
+    found_in,
+    function,
+    instances,
+    the_class,
+    trainable_count,
+    with_object,
+)
 from grader.checks.exercise import Check, Exercise, NotFound, Outcome, Verdict, discover, failed, passed, skipped
 from grader.checks.signatures import Arguments, arguments
 from grader.checks.tensors import (
@@ -27,6 +36,7 @@ from grader.judge.probes import (
                                    BadReturn,
                                    BudgetExhausted,
                                    ChildCrashed,
+                                   NotUnderstood,
                                    Obj,
                                    ProbeFailure,
                                    ProbeTimeout,
@@ -40,10 +50,10 @@ __all__ = [
     "Exercise", "Check", "Outcome", "passed", "failed", "skipped", "NotFound", "Verdict", "discover",
     # the student's code, through the sandbox
     "SandboxClient", "Obj", "describe_value",
-    "ProbeFailure", "StudentError", "ProbeTimeout", "BudgetExhausted", "ChildCrashed", "BadReturn",
+    "ProbeFailure", "StudentError", "NotUnderstood", "ProbeTimeout", "BudgetExhausted", "ChildCrashed", "BadReturn",
     # finding answers
     "classes", "the_class", "function", "instances", "found_in", "with_object", "trainable_count",
-    "class_definitions", "arguments", "Arguments",
+    "class_definitions", "arguments", "Arguments", "build",
     # comparing tensors, and the evidence a page shows
     "RTOL", "ATOL", "close", "max_diff", "comparison", "constant", "computes_nothing", "nan_tokens", "sample",
     "first_rows",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable
 
+from grader.checks import signatures
 from grader.checks.exercise import NotFound, Outcome
 from grader.judge import near_miss
 from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj
+from grader.judge.probes import NotUnderstood, Obj, StudentError, show_args
 
 
 def classes(sb: SandboxClient, name: str, modules_only: bool = True) -> list[Obj]:
@@ -39,6 +40,21 @@ def function(sb: SandboxClient, name: str) -> Obj | None:
     if not found:
         near_miss.missed(name)
     return found[-1] if found else None
+
+
+def build(sb: SandboxClient, cls: Obj, reference: object, *values: Any) -> Obj:
+    """A fresh instance of the student's class, called as the book calls its class of that name in `reference`
+    (a module of solutions/): `cls(*values)`, or by keyword where the student's constructor names every
+    parameter as the book does but orders them otherwise (grader.checks.signatures.like_reference)."""
+    book = getattr(reference, cls.cls, None)
+    params = [p for p in cls.info.get("params") or [] if isinstance(p, str)]
+    call = signatures.like_reference(book, params, values) if callable(book) else signatures.Arguments(values)
+    try:
+        return sb.construct(cls, *call.args, label=f"{cls.cls}({show_args(values, {})})", **call.kwargs)
+    except StudentError as exc:  # a TypeError where some name was not understood: the message names them
+        if call.not_understood and isinstance(exc.detail, dict) and exc.detail.get("type") == "TypeError":
+            raise NotUnderstood(exc.label, exc.detail, call.not_understood) from None
+        raise
 
 
 def found_in(obj: Obj) -> dict[str, Any]:

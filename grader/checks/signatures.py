@@ -15,8 +15,9 @@ which names it did not understand.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 # Spellings learners give the lecture's and the book's names (n_embed is the lecture's own early spelling).
 ALIASES = {
@@ -28,6 +29,8 @@ ALIASES = {
     "drop_prob": "dropout", "dropout_prob": "dropout",
     "context_size": "context_length", "ctx_len": "context_length",
 }
+# Other names of the book's parameters, as learners bring them from the lecture or nanoGPT.
+BOOK_SYNONYMS = {"context_length": ("block_size",), "qkv_bias": ("bias",)}
 
 
 @dataclass(frozen=True)
@@ -59,3 +62,23 @@ def arguments(params: Sequence[str], known: Mapping[str, Any], usual: Sequence[s
     if not kwargs and all(u in known for u in usual):
         return Arguments(tuple(known[u] for u in usual), not_understood=not_understood)
     return Arguments(kwargs=kwargs, not_understood=not_understood)
+
+
+def like_reference(reference: Callable[..., Any], params: Sequence[str], values: Sequence[Any]) -> Arguments:
+    """The call `reference(*values)` (the book's class) made to a student's class whose constructor takes
+    `params`: by keyword where every one of them is understood by name, the book's defaults included, so a
+    class that orders them otherwise (`MultiHeadAttention(d_in, d_out, num_heads, block_size, dropout)`)
+    gets each value where it asks for it; else positionally, as the book calls it."""
+    try:
+        signature = [p for p in inspect.signature(reference).parameters.values() if p.name != "self"]
+    except (TypeError, ValueError):
+        return Arguments(tuple(values))
+    known = {p.name: p.default for p in signature[len(values):] if p.default is not inspect.Parameter.empty}
+    known.update(zip((p.name for p in signature), values))
+    for name, synonyms in BOOK_SYNONYMS.items():
+        if name in known:
+            known.update(dict.fromkeys(synonyms, known[name]))
+    named = arguments(params, known)
+    if params and not named.not_understood:
+        return named
+    return Arguments(tuple(values), not_understood=named.not_understood)

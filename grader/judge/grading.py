@@ -23,6 +23,7 @@ from grader.judge.probes import (
     BadReturn,
     BudgetExhausted,
     ChildCrashed,
+    NotUnderstood,
     ProbeFailure,
     ProbeTimeout,
     ProtocolViolation,
@@ -162,6 +163,9 @@ def probe_failure_outcome(exc: ProbeFailure) -> Outcome:
         shown = f"{error.get('type')}: {error.get('message', '')}".strip()
         if error.get("line"):
             shown += f" (line {error['line']})"
+        if isinstance(exc, NotUnderstood):
+            return Outcome("failed", "check.not_understood", {"name": name, "error": shown,
+                                                              "unknown": ", ".join(exc.unknown)}, evidence)
         return Outcome("failed", "check.raised", {"name": name, "error": shown}, evidence)
     if isinstance(exc, BudgetExhausted):
         return Outcome("failed", "check.deadline", {"seconds": exc.detail})

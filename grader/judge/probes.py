@@ -25,6 +25,15 @@ class StudentError(ProbeFailure):
     """The submission's code raised; `detail` is the cleaned error dict (type, message, line, frames)."""
 
 
+class NotUnderstood(StudentError):
+    """A constructor that refused the book's call (a TypeError) and takes parameters the judge did not all
+    understand by name (`unknown`), so it was called as the book calls its class, positionally."""
+
+    def __init__(self, label: str, detail: Any, unknown: tuple[str, ...]) -> None:
+        super().__init__(label, detail)
+        self.unknown = unknown
+
+
 class ProbeTimeout(ProbeFailure):
     """The probe passed its own deadline (`detail`: seconds)."""
 

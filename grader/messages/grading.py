@@ -68,6 +68,14 @@ MESSAGES: dict[str, dict[str, str]] = {
               "the arrow: the grader looks for the exact names the exercise uses.",
         "zh": "未找到答案：{what} 名称相近：你定义的是 {renames}。请改成箭头后面的名称：评分器只按练习规定的名称精确查找。",
     },
+    "check.not_understood": {
+        "en": "{name} raised {error}: the grader builds your class with the book's values, by the book's "
+              "parameter names where it understands every one of yours (in any order), and did not understand "
+              "{unknown}. Name them as the book does (d_in, d_out, context_length, dropout, num_heads, qkv_bias).",
+        "zh": "{name} 抛出了 {error}：评分器用书中的取值构建你的类；当你的每个参数名它都能理解时按书中的参数名传入"
+              "（顺序不限），但它无法理解 {unknown}。请按书中的方式命名（d_in、d_out、context_length、dropout、"
+              "num_heads、qkv_bias）。",
+    },
     "check.graded_as": {
         "en": "(Graded as the exercise's names: {renames}. No class carries the name the exercise uses, so the "
               "grader took the one class named close to it; rename yours to the name after the arrow.)",
