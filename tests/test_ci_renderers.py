@@ -8,6 +8,7 @@ say what the runner would take from a line rather than how the line looks.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -21,7 +22,7 @@ from grader.messages import catalogue
 from grader.render.github import (annotations, escape_data, escape_property, markdown_text, step_summary,
                                   stop_commands)
 from grader.render.junit import junit_xml, xml_text
-from grader.render.text import cell_problem, clean
+from grader.render.text import cell_problem, clean, json_text, one_line
 from grader.results import RunResult
 from helpers import line_of, require_extra
 
@@ -333,3 +334,20 @@ def test_ci_keys_in_every_language() -> None:
                                    count=1, status="s", cell=3, line=4, unit="cell 3", path="p", percent=50,
                                    threshold=80)
             assert shown and "{" not in shown
+
+
+# The runner obeys the old spelling anywhere in a line (ActionCommand.TryParse); Azure's and TeamCity's
+# commands have its shape.
+OLD_COMMAND = re.compile(r"##[A-Za-z]*\[")
+
+
+@pytest.mark.parametrize("text", ["##[error]forged", "###[add-mask]x", "a ##[group]b ##[endgroup]",
+                                  "##vso[task.complete]", "##teamcity[message]", ":::error::x", "  ::group::x"])
+def test_a_log_line_and_json_hold_no_workflow_command_in_either_spelling(text: str) -> None:
+    line = one_line(text)
+    assert not OLD_COMMAND.search(line) and "::" not in line and runner_parse(line) is None
+    assert line.replace("\u200b", "") == " ".join(text.split())  # broken invisibly, nothing else changed
+    data = {"message": text, text: [text, 1.5]}
+    written = json_text(data, indent=2)
+    assert not OLD_COMMAND.search(written) and not any(runner_parse(row) for row in written.splitlines())
+    assert json.loads(written) == data  # strict JSON, the text whole

@@ -328,7 +328,7 @@ def test_an_empty_class_has_a_page() -> None:
     assert [int(bar.attrs["data-count"]) for bar in dom.find_all("rect")] == [0] * 10
     assert "—" in dom.find("dl", cls="class-summary").text()
     assert "No submission has been graded yet." in dom.find("section", id="checks").text("en")
-    assert classbook.grades_csv([]) == "student,total,max_score,status\n" and classbook.results_jsonl([]) == ""
+    assert classbook.grades_csv([]) == '"student","total","max_score","status"\n' and classbook.results_jsonl([]) == ""
 
 
 def test_bins_include_their_lower_edge_and_the_last_holds_100() -> None:

@@ -8,8 +8,6 @@ name) autoescaped and cleaned.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import statistics
@@ -22,7 +20,7 @@ from grader.messages.catalogue import Msg
 from grader.render import html, similar
 from grader.render.mistakes import AffectedStudent, check_href, common_mistakes
 from grader.render.similar import LookAlike
-from grader.render.text import csv_cell, json_text
+from grader.render.text import csv_text, json_text
 from grader.results import CheckResult, ExerciseResult, RunResult, to_json
 from grader.results import percent as score_percent
 
@@ -34,17 +32,17 @@ LEFT_PX, TOP_PX, BOTTOM_PX = 44, 20, 44  # room for the y axis, the top bar's co
 # -- the spreadsheet and the JSON lines ----------------------------------------------------------------
 def grades_csv(entries: Sequence[Entry]) -> str:
     """One row per student: the score of each exercise, the total, the maximum and the status. Every
-    cell is cleaned too: `cat grades.csv` shows a student's file name, it does not obey it."""
+    cell goes through csv_text: `cat grades.csv` shows a student's file name and a spreadsheet
+    displays it, under any separator; neither obeys it."""
     ids = exercise_ids(entries)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([csv_cell(cell) for cell in ("student", *ids, "total", "max_score", "status")])
-    for entry in entries:
-        scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
-        row = (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score),
-               decimal(entry.max_score), entry.status)
-        writer.writerow([csv_cell(cell) for cell in row])
-    return out.getvalue()
+    header = ("student", *ids, "total", "max_score", "status")
+    return csv_text([header, *(_grades_row(entry, ids) for entry in entries)])
+
+
+def _grades_row(entry: Entry, ids: Sequence[str]) -> tuple[str, ...]:
+    scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
+    return (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score), decimal(entry.max_score),
+            entry.status)
 
 
 def results_jsonl(entries: Sequence[Entry]) -> str:

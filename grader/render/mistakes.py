@@ -13,13 +13,11 @@ catalogue, so `grade export` can run without the exercises that wrote them.
 """
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from grader.classes.gradebook import Entry, page_name
-from grader.render.text import csv_cell
+from grader.render.text import csv_text
 from grader.results import CheckResult
 
 OTHER = "other"  # the mistake column of an unnamed failure in the spreadsheet
@@ -93,12 +91,7 @@ def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
 
 def mistakes_csv(entries: Sequence[Entry]) -> str:
     """The mistakes as a spreadsheet: mistake, exercise, check, count, students (lists joined by "; ")."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["mistake", "exercise", "check", "count", "students"])
-    for mistake in common_mistakes(entries):
-        checks = "; ".join(check.id for check in mistake.checks)
-        row = (mistake.key or OTHER, mistake.exercise, checks, str(mistake.count),
-               "; ".join(student.name for student in mistake.students))
-        writer.writerow([csv_cell(cell) for cell in row])
-    return out.getvalue()
+    rows = [(mistake.key or OTHER, mistake.exercise, "; ".join(check.id for check in mistake.checks),
+             str(mistake.count), "; ".join(student.name for student in mistake.students))
+            for mistake in common_mistakes(entries)]
+    return csv_text([("mistake", "exercise", "check", "count", "students"), *rows])
