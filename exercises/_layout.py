@@ -144,6 +144,20 @@ def wrapper_layout(sb: SandboxClient, wrapper: Obj, rng: torch.Generator, d_in: 
                        variants=bug_models(_concatenated))
 
 
+def computes_heads(sb: SandboxClient, wrapper: Obj, roles: list[Roles], state: dict[str, torch.Tensor], d_in: int,
+                   tokens: int, rng: torch.Generator) -> bool:
+    """Whether the wrapper, with `state` (the judge's `roles`, one per head) written into the parameters its
+    description names, gives those heads' outputs side by side: the book's attention or one of attend's bugs,
+    which the mask exercise charges. The description is the child's claim; only the output shows that the
+    named weights are heads the forward runs. A projection after torch.cat is set to the identity first."""
+    neutral_projection(sb, wrapper, roles[0].q.shape[0] * len(roles))
+    sb.load_state(wrapper, state)
+    x = torch.randn(2, tokens, d_in, generator=rng)
+    got = sb.forward(wrapper, x)
+    models: list[Reference] = [partial(_concatenated, None), *bug_models(_concatenated)]
+    return any(reproduces(got, partial(model, x, roles)) for model in models)
+
+
 def neutral_projection(sb: SandboxClient, wrapper: Obj, width: int | None = None) -> str | None:
     """The name of a wrapper's projection after torch.cat (out_proj, as the book's bonus wrapper has), set to
     the identity so that the wrapper computes its heads side by side: 3.2 and the mask exercise judge the

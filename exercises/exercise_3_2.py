@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from exercises._attention import MAX_WIDTH, Roles, map_heads, per_head
-from exercises._layout import neutral_projection, wrapper_layout
+from exercises._layout import computes_heads, neutral_projection, wrapper_layout
 from grader.checks.answers import build, function, instances, the_class, with_object
 from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
 from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
@@ -218,13 +218,14 @@ def run_wrapper(sb: SandboxClient, wrapper: Obj, d_in: int, ctx: int, rng: torch
 
 def heads_with_weights(sb: SandboxClient, wrapper: Obj, rng: torch.Generator, d_in: int, d_out: int,
                        tokens: int) -> tuple[list[Roles], dict[str, torch.Tensor]] | None:
-    """Fresh weights for the wrapper's heads (map_heads), by their names, else by what each weight does."""
+    """Fresh weights for the wrapper's heads (map_heads), by their names, else by what each weight does; the
+    names are the child's claim, so weights mapped by them must also give what those heads compute."""
     params = wrapper.info.get("parameters", [])
     mapped = map_heads(params, rng, d_in, d_out)
-    if mapped is None:
-        layout = wrapper_layout(sb, wrapper, rng, d_in, d_out, tokens)
-        mapped = map_heads(params, rng, d_in, d_out, layout) if layout else None
-    return mapped
+    if mapped is not None:
+        return mapped if computes_heads(sb, wrapper, *mapped, d_in, tokens, rng) else None
+    layout = wrapper_layout(sb, wrapper, rng, d_in, d_out, tokens)  # found by what the weights do
+    return map_heads(params, rng, d_in, d_out, layout) if layout else None
 
 
 @EXERCISE.check("concat", points=2, title={"en": "The wrapper concatenates its heads",

@@ -1,11 +1,12 @@
 """Exercise 3.3: a GPT-2-small-sized MultiHeadAttention (768 -> 768, 12 heads, 1024-token context).
 
-The parameter count the child reports is a claim, so the module is also run: the judge's weights go in
-(mapped by name, else by what each weight does) and the output must match a 12-head reference; a module
-whose output does not move with its input has its count and its context refused too. The context length
-is read from the module's causal mask, the one thing in it sized by the context; only a module without
-one (a mask built in forward) is run on 1024 tokens, a GPT-2-sized forward that costs more than
-everything else graded in chapter 3.
+The parameter count, the heads and the mask the child reports are claims (its description of itself runs
+in the submission's process and may be rewritten), so the module is run: the judge's weights go in (mapped
+by name, else by what each weight does) and the output must be what attention computes with them. The
+count passes only where it does (the reference, one of the usual bugs, another head count: the heads are
+`heads`' to charge); the context only where the module, with the same weights, also gives on 1024 tokens
+what that attention gives, the causal mask's effect at every position included: a GPT-2-sized forward that
+costs more than everything else graded in chapter 3, and the one computation that needs the context.
 
 This exercise judges the configuration only: a forward with a bug inside the attention (the mask, the
 scaling, a transpose) still shows 12 heads of 64 when it is one of the usual bugs run with 12 heads, and
@@ -20,7 +21,7 @@ from typing import Any
 
 import torch
 
-from exercises._attention import Roles, attend, book_state, bug_of, reference_output, with_out_proj
+from exercises._attention import Roles, attend, book_state, bug_of, reference_output, reproduces, with_out_proj
 from exercises._layout import map_attention
 from exercises.mask import bug_note
 from grader.checks.answers import function, instances, trainable_count, with_object
@@ -34,6 +35,9 @@ D_MODEL, HEADS, CONTEXT = 768, 12, 1024
 # Tokens the module runs on: from two on, every other split of 768 into heads mixes them differently, and
 # 12 (as many as heads) is the one length where a forward missing its split transpose still runs.
 TOKENS = HEADS
+# ... and runs on no other length, so no computation on 1024 tokens shows anything of such a module: its context
+# rests on its run on TOKENS with the judge's weights and on its mask (the bug is the mask exercise's).
+TOKENS_ONLY = "no_split_transpose"
 EXPECTED_COUNT = 2_360_064
 KNOWN_COUNTS = {
     2_362_368: "count.qkv_bias",
@@ -81,6 +85,12 @@ EXERCISE = Exercise(
                   "Register it with self.register_buffer('mask', ...) so it is not trained.",
             "zh": "{name} 有 {count:,} 个可训练参数：1024×1024 的掩码被注册成了 nn.Parameter。"
                   "请用 self.register_buffer('mask', ...) 注册，使其不参与训练。",
+        },
+        "count.unconfirmed": {
+            "en": "{name} reports {count:,} trainable parameters, but with the grader's weights loaded into them its "
+                  "output is not what attention computes with those weights, so the count is not confirmed.",
+            "zh": "{name} 报告有 {count:,} 个可训练参数，但把评分器的权重载入这些参数后，它的输出并不是注意力用这些权重"
+                  "计算的结果，因此无法确认这个数目。",
         },
         "count.other": {
             "en": "{name} has {count:,} trainable parameters; GPT-2 small's attention has 2,360,064.",
@@ -150,6 +160,12 @@ EXERCISE = Exercise(
             "en": "{name}'s mask is {size}×{size}: GPT-2 small's context length is 1024.",
             "zh": "{name} 的掩码是 {size}×{size}：GPT-2 small 的上下文长度是 1024。",
         },
+        "context.unconfirmed": {
+            "en": "{name} is not shown to handle a 1024-token context: with the grader's weights loaded, its output "
+                  "on {tokens} tokens is not what its attention computes with those weights.",
+            "zh": "无法证明 {name} 能处理 1024 个 Token 的上下文：载入评分器的权重后，它在 {tokens} 个 Token 上的输出"
+                  "不是它的注意力用这些权重计算的结果。",
+        },
         "context.shape": {
             "en": "{name} returned shape {shape} for a {input} input.",
             "zh": "{name} 对 {input} 的输入返回了形状 {shape}。",
@@ -198,6 +214,7 @@ class Run:
     tokens: int  # the length it ran on: TOKENS, or its mask's whole length
     shape: list[int]  # the shape it returned for that length
     roles: Roles | None
+    whole: tuple[torch.Tensor, torch.Tensor] | None = None  # (input, output) where it ran on its whole mask
 
 
 def judged_run(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Run:
@@ -221,11 +238,12 @@ def _judged_run(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Run:
     # It runs only on its whole mask (one not cut to the sequence, the mask exercise's bug), on x followed by
     # more tokens, which the first outputs of a causal module do not see.
     more = torch.randn(2, size - TOKENS, D_MODEL, generator=rng)
+    whole = torch.cat([x, more], dim=1)
     try:
-        out = sb.forward(module, torch.cat([x, more], dim=1), timeout=30)
+        out = sb.forward(module, whole, timeout=30)
     except StudentError:
         raise error from None
-    return Run(x, out[:, :TOKENS] if out.dim() > 1 else out, size, list(out.shape), roles)
+    return Run(x, out[:, :TOKENS] if out.dim() > 1 else out, size, list(out.shape), roles, (whole, out))
 
 
 def mask_size(module: Obj) -> int | None:
@@ -247,11 +265,61 @@ def parameters(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     count = trainable_count(module.info)
     breakdown = {"parameters": trainable(module.info.get("parameters", [])),
                  "reference_parameters": reference_parameters()}
-    if count == EXPECTED_COUNT:
-        return with_object(passed("count.ok", {"count": count, **breakdown}, name=module.name), origin)
-    outcome = failed(KNOWN_COUNTS.get(count, "count.other"),
-                     {"count": count, "expected": EXPECTED_COUNT, **breakdown}, name=module.name, count=count)
-    return with_object(outcome, origin)
+    if count != EXPECTED_COUNT:
+        outcome = failed(KNOWN_COUNTS.get(count, "count.other"),
+                         {"count": count, "expected": EXPECTED_COUNT, **breakdown}, name=module.name, count=count)
+        return with_object(outcome, origin)
+    try:
+        shown = explanation(sb, module, rng)
+    except (StudentError, ProbeTimeout, BudgetExhausted, ChildCrashed):
+        shown = None  # nothing ran with the judge's weights: the count, the child's word, stays unconfirmed
+    if shown is None:
+        return with_object(failed("count.unconfirmed", {"count": count, **breakdown}, name=module.name, count=count),
+                           origin)
+    return with_object(passed("count.ok", {"count": count, **breakdown}, name=module.name), origin)
+
+
+@dataclass(frozen=True)
+class Model:
+    """Attention that, with the judge's weights, computes what the module returned: its head count, one of
+    attend's bugs or none, and whether it applies its out_proj."""
+
+    heads: int = HEADS
+    bug: str | None = None
+    projected: bool = True
+
+    def __call__(self, x: torch.Tensor, roles: Roles) -> torch.Tensor:
+        return attend(x, roles if self.projected else replace(roles, o=None, o_b=None), self.heads, self.bug)
+
+
+def explanation(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Model | None:
+    """What the judged run's output is, computed here from the judge's weights; None when nothing explains it
+    (its weights unmapped, or an output that is not attention with them). The count and the context pass only
+    where it is found: they are the child's claims until the weights they describe are seen at work."""
+    return sb.memo("3.3 model", lambda: _explain(judged_run(sb, module, rng)))
+
+
+def _explain(run: Run) -> Model | None:
+    roles, x, got = run.roles, run.x, run.out
+    if roles is None:
+        return None
+    if close(got, reference(run)):
+        return Model()
+    bug = bug_of(got, lambda bug: attend(x, roles, HEADS, bug))
+    if bug is not None:
+        return Model(bug=bug)
+    if roles.o is not None and close(got, Model(projected=False)(x, roles)):
+        return Model(projected=False)
+    # computed from the roles: a GPT-2-sized reference module per count would cost more
+    return next((Model(heads=h) for h in OTHER_HEADS if close(got, attend(x, roles, h))), None)
+
+
+def reference(run: Run) -> torch.Tensor:
+    """What the 12-head reference from solutions/ computes on the run's input with the judge's weights."""
+    assert run.roles is not None
+    roles = run.roles
+    return reference_output(chapter3.MultiHeadAttention, (D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS, roles.q_b is not None),
+                            book_state(with_out_proj(roles)), run.x)
 
 
 def trainable(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -287,23 +355,18 @@ def _heads(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
         return wrong
     if run.roles is None:
         return wrong_dims(module) or failed("heads.unmapped", name=module.name)
-    roles, x, got = run.roles, run.x, run.out
-    expected = reference_output(chapter3.MultiHeadAttention,
-                                (D_MODEL, D_MODEL, CONTEXT, 0.0, HEADS, roles.q_b is not None),
-                                book_state(with_out_proj(roles)), x)
-    if close(got, expected):
+    shown, got = explanation(sb, module, rng), run.out
+    if shown == Model():
         return passed("heads.ok", name=module.name)
-    bug = bug_of(got, lambda bug: attend(x, roles, HEADS, bug))
-    if bug is not None:
-        note = bug_note(bug)
+    if shown is not None and shown.bug is not None:
+        note = bug_note(shown.bug)
         return passed("heads.ok_buggy", {"diagnosis": note.key}, name=module.name, diagnosis=note)
-    if roles.o is not None and close(got, attend(x, replace(roles, o=None, o_b=None), HEADS)):
+    expected = reference(run)
+    if shown is not None and not shown.projected:
         return failed("heads.out_proj_unused", comparison(expected, got), name=module.name)
-    for h in OTHER_HEADS:  # computed from the roles: a GPT-2-sized reference module per count would cost more
-        other = attend(x, roles, h)
-        if close(got, other):
-            return failed("heads.wrong_heads", comparison(expected, got), name=module.name, heads=h,
-                          head_dim=D_MODEL // h)
+    if shown is not None:
+        return failed("heads.wrong_heads", comparison(expected, got), name=module.name, heads=shown.heads,
+                      head_dim=D_MODEL // shown.heads)
     nan = nan_tokens(got, expected)
     if nan:
         return failed("heads.nan", comparison(expected, got), name=module.name, **nan)
@@ -331,16 +394,17 @@ def _context(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
     fitting = [m for m in masks if m["shape"][-1] == CONTEXT]
     if masks and not fitting:
         return failed("context.wrong", {"mask": masks[0]}, name=module.name, size=masks[0]["shape"][-1])
-    # With a 1024 mask, a few tokens show that the module runs; without one, only the full length shows it.
-    if fitting:
-        run = judged_run(sb, module, rng)
-        shape, got = [2, run.tokens, D_MODEL], run.shape
-    else:
-        shape = [1, CONTEXT, D_MODEL]
-        got = list(sb.forward(module, torch.randn(*shape, generator=rng), timeout=30).shape)
-    if got != shape:
-        return failed("context.shape", name=module.name, shape=got, input=tuple(shape))
+    run = judged_run(sb, module, rng)
+    shape = [2, run.tokens, D_MODEL]
+    if run.shape != shape:
+        return failed("context.shape", name=module.name, shape=run.shape, input=tuple(shape))
     problem = inert(sb, module, rng)
+    if problem is not None:
+        return problem
+    shown = explanation(sb, module, rng)
+    if shown is None or run.roles is None:
+        return failed("context.unconfirmed", name=module.name, tokens=run.tokens)
+    problem = long_run(sb, module, run, shown, rng)
     if problem is not None:
         return problem
     if not fitting:
@@ -351,6 +415,26 @@ def _context(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
         return passed("context.mask_ok_unsliced", {**evidence, "diagnosis": note.key},
                       name=module.name, buffer=buffer, size=shape[1], diagnosis=note)
     return passed("context.mask_ok", evidence, name=module.name, buffer=buffer)
+
+
+def long_run(sb: SandboxClient, module: Obj, run: Run, shown: Model, rng: torch.Generator) -> Outcome | None:
+    """The failure of a module that, with the judge's weights, does not give on 1024 tokens what its attention
+    (shown on a few) gives there: what its mask claims, measured. None where it does, or where that attention
+    runs on no other length than the few (TOKENS_ONLY)."""
+    assert run.roles is not None
+    if shown.bug == TOKENS_ONLY:
+        return None
+    x, got = run.whole if run.whole is not None and run.tokens == CONTEXT else (None, None)
+    if x is None:
+        x = torch.randn(1, CONTEXT, D_MODEL, generator=rng)
+    expected = shown(x, run.roles)
+    if got is None:
+        got = sb.forward(module, x, timeout=30)
+    if list(got.shape) != list(x.shape):
+        return failed("context.shape", name=module.name, shape=list(got.shape), input=tuple(x.shape))
+    if not reproduces(got, lambda: expected):
+        return failed("context.unconfirmed", comparison(expected, got), name=module.name, tokens=CONTEXT)
+    return None
 
 
 def _square_masks(info: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Exercise 3.3 (a GPT-2-small-sized MultiHeadAttention): parameters, heads and context pass the
 reference and fail each named wrong answer with a message that names the mistake. The parameter
-count is only the child's claim, so a module that lies about it must still fail `heads`, which
-runs it with the judge's weights."""
+count is only the child's claim, so a module that lies about it fails `parameters` too (its count is
+confirmed only with the judge's weights at work) and `heads`, which runs it with the judge's weights."""
 from __future__ import annotations
 
 import pytest
@@ -64,7 +64,8 @@ def test_count_cannot_see_context_or_heads(grade_file: Grade, bug: str) -> None:
 
 def test_lying_about_parameters_cannot_pass_heads(grade_file: Grade) -> None:
     run = grade_file(LIAR, "3.3")
-    assert check(run, "3.3", "parameters").status == "passed"  # the claim alone looks right
+    count = check(run, "3.3", "parameters")  # the claim alone looks right: the judge's weights show it is not
+    assert (count.status, count.message_key) == ("failed", "3.3.count.unconfirmed"), count.message
     heads = check(run, "3.3", "heads")
     assert (heads.status, heads.message_key) == ("failed", "3.3.heads.mismatch")
     assert "differs from a 12-head reference" in heads.message
