@@ -284,6 +284,18 @@ def test_command_two_files_graded_together(tmp_path: Path, launcher: ZygoteLaunc
     assert data["score"] == sum(t["max_score"] for t in data["tests"]) > 0
 
 
+def test_command_a_data_file_named_in_gbk_is_carried(tmp_path: Path, launcher: ZygoteLauncher) -> None:
+    """A Chinese Windows zip names `数据.txt` in GBK bytes, which are not UTF-8: the answers beside it are
+    graded in full and results.json is written, naming the file."""
+    submission, results_dir = _dirs(tmp_path)
+    shutil.copy(SOLUTION, submission / "chapter3.py")
+    with open(os.fsencode(submission) + b"/" + "数据".encode("gbk") + b".txt", "wb") as f:
+        f.write("First Citizen:\n".encode("gbk"))
+    proc, data = _gradescope(launcher, submission, results_dir, "-e", "3.1", "--lang", "zh")
+    assert data["score"] == sum(t["max_score"] for t in data["tests"]) == 10, data["output"]
+    assert ".txt" in data["output"].splitlines()[1]  # Files graded together: chapter3.py, ....txt
+
+
 def test_command_broken_notebook_scores_zero_with_a_message(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     submission, results_dir = _dirs(tmp_path)
     (submission / "chapter3.ipynb").write_text('{"cells": [', encoding="utf-8")

@@ -76,6 +76,31 @@ def test_a_module_that_does_not_parse_is_split_by_its_layout(tmp_path: Path) -> 
     assert [c.first_line for c in load(path).cells] == [1, 2, 3, 5, 10, 12, 16, 19]
 
 
+BROKEN_NOTEBOOK_STYLE = """\
+import torch
+vocab = {"(": 0, "#": 1, '[': 2}  # a quote in a comment: don't
+doc = \"\"\"Notes (unfinished
+x = 1 is not code here
+\"\"\"
+total = 1 + \\
+2
+pairs = [(1, 2),
+(3, 4)]
+escaped = "a \\" ( b"
+def broken(:
+    pass
+print(total)
+"""
+
+
+def test_a_broken_module_is_split_where_its_brackets_strings_and_backslashes_close(tmp_path: Path) -> None:
+    """The layout split reads a bracket or `#` in a string, a quote in a comment, a string of three quotes
+    over lines, an escaped quote and a backslash at a line's end as Python does, one line at a time."""
+    path = tmp_path / "answer.py"
+    path.write_text(BROKEN_NOTEBOOK_STYLE, encoding="utf-8")
+    assert [c.first_line for c in load(path).cells] == [1, 2, 3, 6, 8, 10, 11]  # `broken(` never closes
+
+
 @pytest.mark.parametrize("text, expected", [
     ("# %%\na = 1\n# %%\nb = 2\nc = 3\n", [(1, "# %%\na = 1\n", 1), (2, "# %%\nb = 2\nc = 3\n", 3)]),
     # a preamble before the first marker is its own cell

@@ -126,7 +126,8 @@ def test_one_students_zip_is_named_by_the_zip(tmp_path: Path, workdir: Path) -> 
     assert roster_of(collect([archive], workdir)[0]) == {"carol": ["answers.py", "attention.py"]}
 
 
-@pytest.mark.parametrize("case", ["not_all_linked", "student_folders", "zip", "pattern", "stdlib_name"])
+@pytest.mark.parametrize("case", ["not_all_linked", "student_folders", "zip", "pattern", "stdlib_name",
+                                  "installed_name"])
 def test_a_class_folder_stays_one_student_per_file(tmp_path: Path, workdir: Path, case: str) -> None:
     """Only a folder whose code hangs together is one student's: a class's own folder never is, even where
     one student's two files import each other, beside other students' files and folders."""
@@ -146,11 +147,17 @@ def test_a_class_folder_stays_one_student_per_file(tmp_path: Path, workdir: Path
         expected["eve"] = ["main.py"]
     elif case == "pattern":
         pattern, expected = r"^([a-z]+)", {"ann": ["ann.py", "ann_helper.py"]}
-    else:  # a student named like a module of Python's own, which the other one imports
+    elif case == "stdlib_name":  # a student named like a module of Python's own, which the other one imports
         (source / "ann_helper.py").unlink()
         write(source / "ann.py", "import random\n")
         write(source / "random.py", "")
         expected = {"ann": ["ann.py"], "random": ["random.py"]}
+    else:  # a hand-in named like the library every classmate imports
+        (source / "ann_helper.py").unlink()
+        write(source / "ann.py", "# Exercise 3.1\nimport torch\nimport torch.nn as nn\n")
+        write(source / "bob.ipynb", '{"cells": [{"cell_type": "code", "source": ["from torch import nn\\n"]}]}')
+        write(source / "torch.py", "import os\nprint(os.listdir('.'))\n")
+        expected = {"ann": ["ann.py"], "bob": ["bob.ipynb"], "torch": ["torch.py"]}
     assert roster_of(collect([source], workdir, pattern)[0]) == expected
 
 

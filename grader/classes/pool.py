@@ -32,6 +32,7 @@ from grader.judge.launcher import ZygoteLauncher, zygotes_available
 from grader.load.submission import fingerprint
 from grader.messages.catalogue import Msg
 from grader.render.atomic import write_atomic
+from grader.render.text import json_text
 from grader.results import FILES, SubmissionResult, SubmissionStatus, Ungraded, capped, outcome_from_json
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
@@ -83,13 +84,21 @@ def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], fo
     jobs, already = [], 0
     for student in students:
         sha = fingerprint(student.files)
-        if book.lacks_code(sha):  # for `grade similar`, which may run where the submissions are not
-            book.keep_code(sha, similarity.code_of(student.files))
         if not force and book.done(student.name, exercise_set(ids), sha, __version__):
             already += 1
             continue
         jobs.append(Job(student, sha, _seed(seed, student.name)))
     return jobs, already
+
+
+def keep_code(book: Gradebook, students: Sequence[Student]) -> None:
+    """Keep what `grade similar` compares of each student, which may run where the submissions are not.
+    Done after grading, not before: reading a class's files first made every student wait on the slowest
+    file to read (a hand-in's cost is its own grade, never its classmates')."""
+    for student in students:
+        sha = fingerprint(student.files)
+        if book.lacks_code(sha):
+            book.keep_code(sha, similarity.code_of(student.files))
 
 
 def _seed(seed: int | None, student: str) -> int:
@@ -144,7 +153,7 @@ class Worker:
         self.deadline = time.monotonic() + budget + WORKER_GRACE_S
         self.beside_others = False
         self.pressure = _Pressure()
-        self.jobs.write((json.dumps(request, ensure_ascii=False, allow_nan=False) + "\n").encode())
+        self.jobs.write((json_text(request) + "\n").encode())  # a file name that is not UTF-8 as an escape
         self.jobs.flush()
 
     def read(self) -> list[dict[str, Any]] | None:

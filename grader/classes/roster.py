@@ -12,6 +12,7 @@ get only what the student could have given them.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import os
 import re
 import shutil
@@ -29,6 +30,7 @@ from grader.classes.zips import extract
 from grader.judge.scratch import handed_over
 from grader.load.submission import GRADED_SUFFIXES
 from grader.messages.catalogue import Msg
+from grader.results.bounds import readable
 
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.
 MAX_READ = 1 << 20  # of each code file, for the modules it imports (a learner imports at the top)
@@ -223,8 +225,8 @@ class _Roster:
         """A path as the instructor knows it: inside an unpacked zip it is `the.zip:entry`, not a temp path."""
         for folder, archive in self.unpacked.items():
             if path.is_relative_to(folder):
-                return f"{archive}:{path.relative_to(folder).as_posix()}"
-        return str(path)
+                return f"{archive}:{readable(path.relative_to(folder).as_posix())}"
+        return readable(str(path))
 
 
 def _compile(pattern: str | None) -> re.Pattern[str] | None:
@@ -238,8 +240,10 @@ def _compile(pattern: str | None) -> re.Pattern[str] | None:
 
 def _tidy(name: str) -> str:
     """A student's name as the gradebook keeps it: without spaces at the ends, accents composed (macOS
-    zips spell them decomposed)."""
-    return unicodedata.normalize("NFC", name.strip())
+    zips spell them decomposed), any byte that is not UTF-8 escaped (readable)."""
+    return unicodedata.normalize("NFC", readable(name).strip())
+
+
 
 
 def _likeness(name: str) -> str:
@@ -270,13 +274,15 @@ def _one_students_work(entries: list[Path]) -> bool:
     """Whether a folder's entries are one student's work: its .py and .ipynb files all hang together
     through imports of one another's modules (a notebook and the `attention.py` it imports), and nothing
     else in it is a submission (no zip, no folder holding code). Students do not import each other's
-    files, so a class's folder keeps one student per file (even where two files of one student do).
+    files, so a class's folder keeps one student per file (even where two files of one student do). A file
+    named like a module Python finds elsewhere (`random.py`, `torch.py`) links nothing: every classmate
+    imports that module, and counting it would make the whole class one student, graded in one sandbox.
     The files are read as text for module names; nothing is run."""
     graded = [e for e in entries if e.is_file() and not e.is_symlink() and e.suffix in GRADED_SUFFIXES]
     others = [e for e in entries if e not in graded and not e.is_symlink()]
     if any(_is_zip(e) or (e.is_dir() and _holds_code(e)) for e in others):
         return False
-    modules = {p.stem for p in graded if p.suffix == ".py" and p.stem.isidentifier()} - sys.stdlib_module_names
+    modules = {p.stem for p in graded if p.suffix == ".py" and p.stem.isidentifier() and not _found_elsewhere(p)}
     stems = {p.stem for p in graded}
     if len(stems) < 2 or not modules:
         return False
@@ -294,6 +300,19 @@ def _one_students_work(entries: list[Path]) -> bool:
             reached.add(stem)
             pending.extend(uses[stem])
     return reached == stems
+
+
+def _found_elsewhere(module: Path) -> bool:
+    """Whether `import <its stem>` finds a module of Python's own or an installed one, looking everywhere
+    Python would but the file's own folder."""
+    name, folder = module.stem, module.parent.resolve()
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names or name in sys.modules:
+        return True
+    elsewhere = [entry for entry in sys.path if entry and Path(entry).resolve() != folder]
+    try:
+        return importlib.machinery.PathFinder.find_spec(name, elsewhere) is not None
+    except (ImportError, ValueError, OSError):  # a broken installed package: still a name that is taken
+        return True
 
 
 def _holds_code(folder: Path) -> bool:

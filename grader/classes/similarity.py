@@ -55,6 +55,7 @@ from typing import Iterable, Mapping, Sequence
 from grader.classes.normalise import CELL_MARK as CELL_MARK
 from grader.classes.normalise import Unit, units
 from grader.classes.normalise import tokens as tokens
+from grader.results.bounds import readable
 
 K = 12  # tokens in a k-gram: shorter runs are idioms anyone writes (`x = torch.nn.Linear(d_in, d_out)`)
 WINDOW = 8  # winnowing window: every shared run of K + WINDOW - 1 = 19 tokens is found
@@ -102,10 +103,11 @@ def code_of(files: Sequence[Path]) -> str:
             submission = load(path)
         except (LoadError, OSError):
             continue
+        name = readable(path.name)  # kept in SQLite, which takes no name that is not UTF-8
         if submission.kind == "py":
-            parts.append(f"{CELL_MARK}{path.name}\n{path.read_text(encoding='utf-8-sig', errors='replace')}")
+            parts.append(f"{CELL_MARK}{name}\n{path.read_text(encoding='utf-8-sig', errors='replace')}")
         else:
-            parts.extend(f"{CELL_MARK}{path.name}, cell {cell.number}\n{cell.source}" for cell in submission.cells
+            parts.extend(f"{CELL_MARK}{name}, cell {cell.number}\n{cell.source}" for cell in submission.cells
                          if cell.source.strip())
     code = "\n".join(part.rstrip("\n") + "\n" for part in parts)
     return code[:code.rfind("\n", 0, CODE_CHARS) + 1] if len(code) > CODE_CHARS else code

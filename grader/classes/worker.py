@@ -61,6 +61,7 @@ def _gaps(kept: list[int], start: int) -> list[tuple[int, int]]:
 
 def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers: int) -> None:
     from grader.judge.grader import Grader
+    from grader.render.text import json_text
     from grader.sandbox.confine import die_with_parent, set_name
 
     die_with_parent()  # a batch killed with -9 leaves no judge behind
@@ -69,8 +70,9 @@ def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers:
         try:
             with Grader(launcher=launcher) as grader:
                 for line in requests:
-                    replies.write(json.dumps(grade_job(json.loads(line), exercises, grader), ensure_ascii=False,
-                                             allow_nan=False) + "\n")
+                    # json_text: a lone surrogate a student's message holds travels as an escape, where raw it
+                    # would stop this UTF-8 pipe, and with it the worker
+                    replies.write(json_text(grade_job(json.loads(line), exercises, grader)) + "\n")
                     replies.flush()
         finally:
             launcher.close()

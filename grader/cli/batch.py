@@ -87,6 +87,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
                 interrupted = True
             progress.finish()
+            if not interrupted:
+                pool.keep_code(book, students)
             index = pool.publish(outdir, book.latest(pool.exercise_set(ids)), lang, rewrite_pages=False)
         shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started

@@ -23,13 +23,14 @@ from grader.judge.grader import Grader
 from grader.judge.launcher import BLAS_THREADS
 from grader.messages import catalogue
 from grader.messages.errors import GraderError
+from grader.render.text import json_text
 from grader.sandbox.confine import die_with_parent
 
 
 def serve(requests: TextIO, replies: TextIO, grader: Grader) -> None:
     """Answer each request line until the kernel closes the pipe."""
     for line in requests:
-        replies.write(json.dumps(answer(json.loads(line), grader), ensure_ascii=False, allow_nan=False) + "\n")
+        replies.write(json_text(answer(json.loads(line), grader)) + "\n")  # a lone surrogate as an escape
         replies.flush()
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import io
 import json
+import os
 import re
-import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -99,7 +98,8 @@ def fingerprint(paths: Sequence[Path]) -> str:
         return hashlib.sha256(paths[0].read_bytes()).hexdigest()
     digest = hashlib.sha256()
     for path in sorted(paths, key=lambda p: p.name):
-        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+        # the name's own bytes: one that is not UTF-8 (GBK, from a Windows zip) would not encode as text
+        digest.update(os.fsencode(path.name) + f"\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
     return digest.hexdigest()
 
 
@@ -174,14 +174,16 @@ def _starts_by_layout(lines: Sequence[str]) -> list[int]:
     """Where a statement can start in text that does not parse: a line at column 0 that is not a comment,
     once the statement before it closes its brackets and strings and is more than decorators."""
     starts: list[int] = []
-    statement: list[str] = []
+    statement = _OpenStatement()
+    decorators = True  # whether the statement so far is only decorators, comments and blank lines
     for i, line in enumerate(lines):
         code = line[:1] not in ("", " ", "\t", "#", "\n", "\r") and not _CONTINUATION.match(line)
-        decorators = all(not part.strip() or part.lstrip().startswith(("@", "#")) for part in statement)
-        if code and (not statement or (not decorators and _complete("".join(statement)))):
+        if code and (not starts or (not decorators and statement.complete)):
             starts.append(i)
-            statement = []
-        statement.append(line)
+            statement = _OpenStatement()
+            decorators = True
+        statement.feed(line)
+        decorators = decorators and (not line.strip() or line.lstrip().startswith(("@", "#")))
     return [0, *starts[1:]] if starts else []
 
 
@@ -270,13 +272,13 @@ def neutralise(cell: Cell, grader_calls: bool = False) -> Cell:
         # Most cells: nothing to neutralise, so no need to tokenize them line by line (3 ms a notebook).
         return Cell(cell.number, "\n".join(lines) + "\n", cell.filename, cell.first_line, tuple(skipped))
     out: list[str] = []
-    statement: list[str] = []  # the lines of the Python statement still open (a bracket, a string)
+    statement = _OpenStatement()  # the Python statement still open (a bracket, a string), if any
     dropped = False  # whether that statement is a grader call, left out line by line
     for line in lines:
         assigned = _ASSIGNED_MAGIC.match(line)
         magic = _LINE_MAGIC.match(line)
         grader_call = call.match(line)
-        if statement:
+        if statement.fed:
             out.append("" if dropped else line)
         elif grader_call:
             skipped.append(line.strip()[:200])
@@ -293,9 +295,9 @@ def neutralise(cell: Cell, grader_calls: bool = False) -> Cell:
             out.append(line[: len(line) - len(line.lstrip())] + "pass")
         else:
             out.append(line)
-        statement.append(line if dropped else out[-1])
-        if _complete("\n".join(statement)):
-            statement.clear()
+        statement.feed(line if dropped else out[-1])
+        if statement.complete:
+            statement = _OpenStatement()
             dropped = False
     return Cell(cell.number, "\n".join(out) + "\n", cell.filename, cell.first_line, tuple(skipped))
 
@@ -303,14 +305,47 @@ def neutralise(cell: Cell, grader_calls: bool = False) -> Cell:
 _NEVER = re.compile(r"(?!)")
 
 
-def _complete(source: str) -> bool:
-    """Whether the text closes every bracket, string and backslash it opens: only then can a magic follow."""
-    try:
-        for _ in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
-            pass
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return False
-    return True
+class _OpenStatement:
+    """Whether the lines fed so far close every bracket, string and backslash they open, read as Python's
+    tokenizer reads them but each line once: asking after every line of a statement thousands of lines
+    long (a bracket never closed) costs its length, not its square, as re-tokenising it did."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # brackets open
+        self.quote = ""  # the quotes of the string still open ("" for none)
+        self.backslash = False  # the last line ended in a backslash outside a string
+        self.fed = False
+
+    @property
+    def complete(self) -> bool:
+        return not (self.depth or self.quote or self.backslash)
+
+    def feed(self, line: str) -> None:
+        self.fed = True
+        token = ""
+        for match in _TOKEN.finditer(line):
+            token = match.group()
+            if self.quote:
+                # `"a"""`: the string's quote, then an empty string
+                self.quote = "" if token[0] == self.quote[0] and len(token) >= len(self.quote) else self.quote
+            elif token == "#":
+                break
+            elif token in _QUOTES:
+                self.quote = token
+            elif token in "([{":
+                self.depth += 1
+            elif token in ")]}":
+                self.depth = max(self.depth - 1, 0)  # Python's error, and no statement opens by it
+        continued = token == "\\"  # a backslash alone is one that ends its line
+        self.backslash = continued and not self.quote
+        if len(self.quote) == 1 and not continued:
+            self.quote = ""  # a string in one quote ends with its line (Python's error if it was not closed)
+
+
+# What the scan reads of a line, left to right: a backslash and what it escapes, a comment's `#`, quotes,
+# brackets. Inside a string only its closing quotes count, so a `#` or a bracket there is just a character.
+_TOKEN = re.compile(r"""\\[^\r\n]?|'''|\"\"\"|['"#()\[\]{}]""")
+_QUOTES = ("'", '"', "'''", '"""')
 
 
 def _writefile(cell: Cell, args: str, body: list[str], skipped: list[str]) -> Cell:

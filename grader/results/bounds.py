@@ -4,6 +4,7 @@ costs a line of counts, not megabytes in every output and in each gradebook row.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from itertools import islice
 from typing import Any, Mapping, Sequence
@@ -24,6 +25,21 @@ FILES = 100  # the names in submission.files
 LEFT_OUT = 20  # the names in submission.left_out
 
 
+def readable(name: str) -> str:
+    """A file's name as text every output can hold. Python spells a byte of a name that is not UTF-8 (GBK,
+    as Chinese Windows zips write names) as a lone surrogate, which no UTF-8 writer, SQLite or hash takes:
+    each becomes `\\xd7`, the byte it stands for, so the name is carried and shown, never fatal."""
+    return _SURROGATE.sub(_escape, name)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"  # os.fsdecode's bytes
+
+
 def bounded(run: RunResult) -> RunResult:
     """The run as a result holds it, within the caps above. Of the cells, only those a renderer
     shows: the first LISTED_PROBLEMS that did not run fine, and the cells a check or one of those
@@ -42,7 +58,8 @@ def bounded(run: RunResult) -> RunResult:
         run,
         cells=tuple(kept[n] for n in sorted(kept)),
         exercises=tuple(replace(e, checks=tuple(_bounded_check(c) for c in e.checks)) for e in run.exercises),
-        submission=replace(run.submission, files=run.submission.files[:FILES],
+        submission=replace(run.submission, path=readable(run.submission.path),
+                           files=tuple(readable(name) for name in run.submission.files[:FILES]),
                            left_out=capped(run.submission.left_out, SHORT_CHARS, LEFT_OUT),
                            header=run.submission.header[:SHORT_CHARS]),
     )
