@@ -225,7 +225,7 @@ class SandboxClient:
         try:
             if request is not None:
                 wire.send(child.sock, request, timeout=limit)
-            self._watch_disk(child.sock, deadline, label)
+            self._watch_disk(child, deadline, label)
             reply = wire.recv(child.sock, deadline, most)
         except wire.TooLarge as exc:  # refused before its bytes were read: they are still on the way
             self._kill()
@@ -247,15 +247,15 @@ class SandboxClient:
             raise StudentError(label, clean_error(reply.get("error")))
         return reply.get("value")
 
-    def _watch_disk(self, sock: socket.socket, deadline: float, label: str) -> None:
-        """Where no tmpfs caps the scratch folder, measure it while the child works: a child past its
-        quota is stopped like one that crashed, and its cell or check says why."""
+    def _watch_disk(self, child: _Child, deadline: float, label: str) -> None:
+        """Where no tmpfs caps the scratch folder, measure it and the files the child's processes hold without a
+        name while it works: a child past its quota is stopped like one that crashed; its cell or check says why."""
         if "disk-quota" in self.protections:
             return
-        while not select.select([sock], [], [], max(0.0, min(DISK_WATCH_S, deadline - time.monotonic())))[0]:
+        while not select.select([child.sock], [], [], max(0.0, min(DISK_WATCH_S, deadline - time.monotonic())))[0]:
             if time.monotonic() >= deadline:
                 return
-            if self.scratch.over(self.limits.disk_bytes):
+            if self.scratch.over(self.limits.disk_bytes, child.pid):
                 self._kill()
                 self.scratch.reset()
                 raise ChildCrashed(label, {"disk_bytes": self.limits.disk_bytes})

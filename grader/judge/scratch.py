@@ -31,6 +31,7 @@ from typing import Iterable, Iterator
 
 from grader.judge.launcher import python_env
 from grader.sandbox.folders import ENTRIES, READ_ONLY, remove, usage
+from grader.sandbox.isolation import SANDBOX_UID_BASE
 
 # What single-file mode copies from beside a submission, at most (docs/students.md, "Files beside the submission"):
 # enough for a course folder of notebooks and data, not a home directory or a dataset.
@@ -72,6 +73,7 @@ class Scratch:
         _Keeper.mine().keep(self.path)
         self._fill()
         self.copied, self.copied_entries = usage(str(self.path))
+        self.device = self.path.stat().st_dev
 
     def _fill(self) -> None:
         for item in self.files:  # a later file of the same name wins: the student's own copy of a data file
@@ -107,10 +109,14 @@ class Scratch:
         self.path.mkdir(mode=0o700, exist_ok=True)
         self._fill()
 
-    def over(self, quota_bytes: int) -> bool:
-        """Whether the folder holds more than `quota_bytes` beyond what the judge copied into it."""
+    def over(self, quota_bytes: int, child: int | None = None) -> bool:
+        """Whether the folder holds more than `quota_bytes` beyond what the judge copied into it; with `child`
+        (the pid the launcher gave), the files its sandbox's processes hold on the folder's disk without a
+        name count too (`held_without_name`)."""
         limit = self.copied_entries + ENTRIES
         used, entries = usage(str(self.path), limit)
+        if child is not None:
+            used += held_without_name(child, self.device)
         return used > self.copied + quota_bytes or entries >= limit
 
     def remove(self) -> None:
@@ -118,6 +124,67 @@ class Scratch:
         remove(self.path)
         if not os.path.lexists(self.path):
             _Keeper.mine().forget(self.path)
+
+
+def held_without_name(child: int, device: int) -> int:
+    """Bytes on `device` in files that the sandbox's processes hold open or mapped but that have no name left
+    (unlinked while open, or made with O_TMPFILE): a walk of the folder's names never meets them, yet they
+    fill the disk until the last holder ends. Each is only looked at through /proc (stat), never opened.
+    Where the judge may not read the processes' /proc entries, nothing is counted: docs/security.md says so."""
+    seen: set[int] = set()
+    total = 0
+    for pid in _sandbox_processes(child):
+        for kind in ("fd", "map_files"):
+            try:
+                names = os.listdir(f"/proc/{pid}/{kind}")
+            except OSError:
+                continue
+            for name in names:
+                try:
+                    info = os.stat(f"/proc/{pid}/{kind}/{name}")
+                except OSError:
+                    continue
+                if (stat.S_ISREG(info.st_mode) and info.st_nlink == 0 and info.st_dev == device
+                        and info.st_ino not in seen):
+                    seen.add(info.st_ino)
+                    total += info.st_blocks * 512
+    return total
+
+
+def _sandbox_processes(child: int) -> set[int]:
+    """The processes of the sandbox `child` (the pid the launcher gave): it and what descends from it, and, for
+    a root-run grader, the orphans of the uid it became (grader.sandbox.isolation), which its zygote adopted.
+    Found through each process's children, so the cost is the sandbox's size, not the machine's."""
+    pending = [child]
+    try:
+        with open(f"/proc/{child}/stat", "rb") as f:
+            zygote = int(f.read().rsplit(b")", 1)[1].split()[1])
+        pending += [pid for pid in _children(zygote) if os.stat(f"/proc/{pid}").st_uid == SANDBOX_UID_BASE + child]
+    except (OSError, ValueError, IndexError):
+        pass
+    mine: set[int] = set()
+    while pending:
+        pid = pending.pop()
+        if pid not in mine:
+            mine.add(pid)
+            pending += _children(pid)
+    return mine
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of `pid` (Linux's /proc/PID/task/TID/children), none where it is gone."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                found += [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 class _Keeper:

@@ -1,7 +1,9 @@
 """The judge's secrets on disk, which no child may read: the references, the checks, an instructor's
-exercise folders as they load, and a checkout's tests. The sandbox hides each of them from every child."""
+exercise folders as they load, and in a checkout everything of it but the grader's code (its tests, its
+history in .git, a build's copies of solutions/). The sandbox hides each of them from every child."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 _HIDDEN: list[str] = []  # instructors' exercise folders loaded in this process
@@ -14,10 +16,26 @@ def hide(path: str) -> None:
 
 
 def hidden_paths() -> list[str]:
-    """The judge's secrets on disk, which no child may read: references, checks, a checkout's tests."""
+    """The judge's secrets on disk, which no child may read: references, checks, a checkout's other files."""
     import exercises
     import solutions
 
-    paths = [*solutions.__path__, *exercises.__path__, *_HIDDEN]
-    tests = Path(solutions.__path__[0]).parent / "tests"
-    return paths + [str(tests)] if tests.is_dir() else paths
+    tree = Path(solutions.__path__[0]).parent
+    return list(dict.fromkeys([*solutions.__path__, *exercises.__path__, *_HIDDEN, *_checkout(tree)]))
+
+
+def _checkout(tree: Path) -> list[str]:
+    """Where the grader is imported from its source tree (an editable install: the folder holds the project's
+    pyproject.toml, which no site-packages does), every entry of that tree but the `grader` package the zygote
+    runs and the folders Python itself lies in (a virtualenv inside the checkout): its history (.git packs
+    every version of solutions/), a build's copies (build/lib/solutions), its tests and anything else the
+    checkout holds are the grader's, not the child's."""
+    if not (tree / "pyproject.toml").is_file():
+        return []
+    python = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)]
+    try:
+        entries = sorted(tree.iterdir())
+    except OSError:
+        return []
+    return [str(entry) for entry in entries
+            if entry.name != "grader" and not any(entry.resolve() in (p, *p.parents) for p in python)]

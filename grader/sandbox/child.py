@@ -370,6 +370,7 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
     if walls.uid is not None:
         isolation.become(walls.uid, scratch)
         active.append("unprivileged-user")
+    confine.open_to_the_judge()
     isolation.drop_capabilities()
     if "seccomp" not in without and seccomp.install():
         active.append("seccomp")

@@ -56,6 +56,13 @@ def hide_from_tracing() -> None:
     _prctl(PR_SET_DUMPABLE, 0)
 
 
+def open_to_the_judge() -> None:
+    """Dumpable again (a child inherits the zygote's hide_from_tracing): the judge, of the same user where the
+    grader is not root, reads the child's /proc entries to count the files it holds without a name
+    (grader.judge.scratch.held_without_name). Seccomp and Landlock keep the child's own kind from tracing it."""
+    _prctl(PR_SET_DUMPABLE, 1)
+
+
 # -- Landlock ------------------------------------------------------------------------------------------
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 _RULE_PATH_BENEATH = 1
@@ -117,7 +124,9 @@ def _add_rule(ruleset: int, path: str, rights: int) -> None:
         os.close(fd)
 
 
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random")
+# Not /dev/zero: a shared mapping of it is shared anonymous memory, which no rlimit counts (grader.sandbox.seccomp
+# refuses the other ways to make it).
+DEVICES = ("/dev/null", "/dev/full", "/dev/urandom", "/dev/random")
 
 
 # Of /proc, only this process's own entries and machine-wide facts (CPU count, memory) that libraries

@@ -1,4 +1,5 @@
-"""The child's system-call filter: no socket but AF_UNIX in any mode, no tracing, no kill(-1).
+"""The child's system-call filter: no socket but AF_UNIX in any mode, no tracing, no kill(-1), no
+connection to anything outside, no memory or IPC that outlives the grade or escapes its caps.
 
 A filter that checks system-call numbers must first be sure which table they index: a process on
 x86-64 can also enter the kernel through the i386 table (`int 0x80`, where `socket` is 359) or the
@@ -6,6 +7,15 @@ x32 one (numbers with bit 30 set), and those numbers mean other calls. So any ca
 the native table ends the process. io_uring runs operations (IORING_OP_SOCKET among them) inside the
 kernel without a system call the filter could see, so it is refused as if the kernel lacked it.
 Where there is no network namespace (hosted CI runners), this filter is what keeps every datagram in.
+
+A Unix socket reaches any listener whose file the process can write (D-Bus, journald, a mounted
+docker.sock), in every mode: `connect` is refused, and only stream and seqpacket sockets are made (their
+`sendto`/`sendmsg` ignore or refuse an address; a datagram socket's would reach the listener unconnected).
+The child speaks to the judge over a socketpair it inherits, and CUDA's driver, which asks
+nvidia-persistenced over a socket, carries on when refused.
+RLIMIT_DATA counts private memory only: shared anonymous mappings (`mmap.mmap(-1, n)`), memfd_create and
+System V shared memory would hold memory past the cap, and System V IPC outlives the process where there is
+no IPC namespace, for the next grade to read. So they are refused (the sandbox never uses multiprocessing).
 """
 from __future__ import annotations
 
@@ -23,16 +33,24 @@ _SECCOMP_MODE_FILTER = 2
 # (the kernel's audit architecture, the native table's numbers, the first number of a foreign table
 # that shares the architecture's audit value: x32 on x86-64)
 _ARCH = {
-    "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "ptrace": 101, "kill": 62,
-                            "process_vm_readv": 310, "process_vm_writev": 311}, 0x40000000),
-    "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "ptrace": 117, "kill": 129,
-                             "process_vm_readv": 270, "process_vm_writev": 271}, None),
+    "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "connect": 42, "ptrace": 101, "kill": 62,
+                            "process_vm_readv": 310, "process_vm_writev": 311, "mmap": 9, "memfd_create": 319},
+               0x40000000),
+    "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "connect": 203, "ptrace": 117, "kill": 129,
+                             "process_vm_readv": 270, "process_vm_writev": 271, "mmap": 222,
+                             "memfd_create": 279}, None),
 }
+# System V IPC (shmget, shmat, shmctl, shmdt, semget, semop, semctl, semtimedop, msgget, msgsnd, msgrcv,
+# msgctl): every call, since an existing segment is attached by its id alone.
+_SYSV_IPC = {"x86_64": (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71), "aarch64": tuple(range(186, 198))}
 _IO_URING = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register: the same on both
 _AF_UNIX = 1
+_SOCK_STREAM, _SOCK_SEQPACKET, _SOCK_TYPE = 1, 5, 0xF  # a socket's type, less SOCK_CLOEXEC and SOCK_NONBLOCK
+_MAP_SHARED, _MAP_SHARED_VALIDATE, _MAP_ANONYMOUS = 0x01, 0x03, 0x20
 
-_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
-_NR, _ARCH_OFFSET, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (arg 0: its low 32 bits)
+_LD_W_ABS, _JEQ_K, _JGE_K, _AND_K, _RET_K = 0x20, 0x15, 0x35, 0x54, 0x06
+# offsets in struct seccomp_data (of an argument, its low 32 bits)
+_NR, _ARCH_OFFSET, _ARG0, _ARG1, _ARG3 = 0, 4, 16, 24, 40
 ALLOW, KILL_PROCESS = 0x7FFF0000, 0x80000000
 
 
@@ -58,13 +76,24 @@ def program(machine: str) -> list[Line]:
     lines += [
         (_JEQ_K, nr["socket"], "family", None),
         (_JEQ_K, nr["socketpair"], "family", None),
+        (_JEQ_K, nr["connect"], "eacces", None),
         (_JEQ_K, nr["kill"], "target", None),
+        (_JEQ_K, nr["mmap"], "mapping", None),
         *((_JEQ_K, nr[name], "eperm", None) for name in ("ptrace", "process_vm_readv", "process_vm_writev")),
-        *((_JEQ_K, number, "enosys", None) for number in _IO_URING),
+        *((_JEQ_K, number, "enosys", None) for number in (*_IO_URING, *_SYSV_IPC[machine], nr["memfd_create"])),
         (_RET_K, ALLOW, None, None),
         "family",
         (_LD_W_ABS, _ARG0, None, None),
-        (_JEQ_K, _AF_UNIX, "allow", "eacces"),
+        (_JEQ_K, _AF_UNIX, None, "eacces"),
+        (_LD_W_ABS, _ARG1, None, None),
+        (_AND_K, _SOCK_TYPE, None, None),
+        (_JEQ_K, _SOCK_STREAM, "allow", None),
+        (_JEQ_K, _SOCK_SEQPACKET, "allow", "eacces"),
+        "mapping",  # shared and anonymous: memory no rlimit counts
+        (_LD_W_ABS, _ARG3, None, None),
+        (_AND_K, _MAP_ANONYMOUS | _MAP_SHARED_VALIDATE, None, None),
+        (_JEQ_K, _MAP_ANONYMOUS | _MAP_SHARED, "enomem", None),
+        (_JEQ_K, _MAP_ANONYMOUS | _MAP_SHARED_VALIDATE, "enomem", "allow"),
         "target",
         (_LD_W_ABS, _ARG0, None, None),
         (_JEQ_K, 0xFFFFFFFF, "eperm", "allow"),  # kill(-1, ...): every process it may signal
@@ -72,6 +101,7 @@ def program(machine: str) -> list[Line]:
         "eacces", (_RET_K, _errno(errno.EACCES), None, None),
         "eperm", (_RET_K, _errno(errno.EPERM), None, None),
         "enosys", (_RET_K, _errno(errno.ENOSYS), None, None),
+        "enomem", (_RET_K, _errno(errno.ENOMEM), None, None),
         "kill", (_RET_K, KILL_PROCESS, None, None),
     ]
     return lines

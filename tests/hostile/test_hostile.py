@@ -265,13 +265,15 @@ def test_infinite_loop_in_init(hostile: Hostile, monkeypatch: pytest.MonkeyPatch
 
 def test_infinite_loop_in_forward(hostile: Hostile, monkeypatch: pytest.MonkeyPatch) -> None:
     """MultiHeadAttention.forward hangs: the first probe of it spends its deadline (PROBE_S), every later probe of
-    the same code fails at once, and the exercises around it keep all their points."""
+    the same code fails at once, and the exercises around it keep all their points. Its parameter count, which
+    only a run with the judge's weights confirms, is not confirmed."""
     monkeypatch.setattr("grader.judge.client.PROBE_S", SHORT_PROBE_S)
     run = hostile.grade(after(hostile.attack("hang_forward")), "3.3,3.1,mask,device", timeout=60)
     assert hostile.elapsed < 30, hostile.elapsed  # one 10 s deadline and a few restarts, not one per check
     assert cells(run) == [(1, "ok"), (2, "ok")]
     no_grader_errors(run)
-    assert check(run, "3.3", "parameters").status == "passed"  # counted, never run
+    count = check(run, "3.3", "parameters")  # counted, but never seen at work: the child's word alone
+    assert (count.status, count.message_key) == ("failed", "3.3.count.unconfirmed"), count
     for check_id in ("heads", "context"):
         result = check(run, "3.3", check_id)
         assert (result.status, result.message_key) == ("failed", "check.timeout"), result
@@ -291,7 +293,7 @@ def test_exit_in_forward_costs_only_those_checks(hostile: Hostile) -> None:
     run = hostile.grade(after(hostile.attack("exit_forward")), "3.3,3.1", timeout=60)
     assert hostile.elapsed < 30, hostile.elapsed
     no_grader_errors(run)
-    assert check(run, "3.3", "parameters").status == "passed"
+    assert check(run, "3.3", "parameters").message_key == "3.3.count.unconfirmed"  # never seen at work
     for check_id in ("heads", "context"):
         result = check(run, "3.3", check_id)
         assert (result.status, result.message_key) == ("failed", "check.exited"), result

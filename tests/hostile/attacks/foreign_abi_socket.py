@@ -11,7 +11,7 @@ _CODE = {
     # mov eax, 0x40000029 (x32 socket); mov edi, AF_INET; mov esi, SOCK_DGRAM; xor edx, edx; syscall; ret
     "x32": "b829000040" "bf02000000" "be02000000" "31d2" "0f05" "c3",
 }
-_page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+_page = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 _page.write(bytes.fromhex(_CODE["@ABI@"]))
 _fd = ctypes.CFUNCTYPE(ctypes.c_long)(ctypes.addressof(ctypes.c_char.from_buffer(_page)))()
 if _fd < 0:
