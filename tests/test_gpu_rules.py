@@ -1,7 +1,7 @@
 """What a child may open where the judge found a GPU, and nowhere else.
 
 CUDA fails to start in a child that cannot name the threads its driver starts (it writes their
-/proc/self/task/<tid>/comm from the thread that starts them). The rule set is data (a test reads what it
+/proc/self/task/<tid>/comm from the thread that starts them), or cannot make the memfd its driver makes. The rule set is data (a test reads what it
 grants and when), and a real sandbox shows the grant doing what the driver needs without a GPU: a
 submission names another of its threads as the driver does, refused where the judge found no CUDA device
 and let through where it did (GRADER_ACCELERATOR=cuda), while everything else stays as closed."""
@@ -36,6 +36,11 @@ print("THREAD-NAMED", errno.errorcode.get(_code, "ok") if _code else "ok")
 print("THREAD-NAME", open(f"/proc/self/task/{_helper.native_id}/comm").read().strip())
 print("PROCESS-OOM", _attempt("/proc/self/oom_score_adj", "500"))
 print("OUTSIDE", _attempt(os.path.join(os.path.dirname(os.__file__), "grader-was-here.txt"), "x"))
+try:
+    os.close(os.memfd_create("cuda-driver"))
+    print("MEMFD ok")
+except OSError as exc:
+    print("MEMFD", errno.errorcode.get(exc.errno, str(exc.errno)))
 _stop.set()
 _helper.join()
 '''
@@ -59,7 +64,8 @@ def test_a_cuda_device_grants_its_driver_and_nothing_else() -> None:
     plain = confine.filesystem_rules(SCRATCH, [])
     gpu = confine.filesystem_rules(SCRATCH, [], "cuda")
     added = [rule for rule in gpu if rule not in plain]
-    assert added == [(dev, confine.DEVICE) for dev in confine.GPU_DEVICES] + [confine.GPU_THREADS]
+    assert added == ([(dev, confine.DEVICE) for dev in confine.GPU_DEVICES]
+                     + [(path, confine.READ) for path in confine.GPU_PROC] + [confine.GPU_THREADS])
     assert {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm", "/dev/kfd", "/dev/dri"} <= set(confine.GPU_DEVICES)
     path, granted = confine.GPU_THREADS
     assert path == "/proc/self/task"  # opened by the child itself: its own pid's folder, never another's
@@ -83,13 +89,25 @@ def test_a_child_names_its_threads_only_where_the_judge_found_cuda(grade_file: G
     if not confine.landlock_abi():
         pytest.skip("no Landlock on this kernel: nothing is refused to grant")
     protections = []
-    for device, named in (("cuda", "ok"), ("cpu", "EACCES")):
+    for device, named, memfd in (("cuda", "ok", "ok"), ("cpu", "EACCES", "ENOSYS")):
         monkeypatch.setenv("GRADER_ACCELERATOR", device)
         run = grade_file(NAMES_A_THREAD, "3.1")
         said = dict(line.split(" ", 1) for line in run.output_tail.splitlines() if " " in line)
         assert said.get("THREAD-NAMED") == named, (device, run.output_tail)
         assert (said.get("THREAD-NAME") == "cuda-EvtHandlr") == (named == "ok"), run.output_tail
         assert said.get("PROCESS-OOM") == "EACCES" and said.get("OUTSIDE") in ("EACCES", "EROFS"), run.output_tail
+        assert said.get("MEMFD") == memfd, run.output_tail  # the CUDA driver makes one when it starts
         assert [e.score for e in run.exercises] == [e.max_score for e in run.exercises]
         protections.append(run.protections)
     assert protections[0] == protections[1] and any(p.startswith("landlock-abi") for p in protections[0])
+
+
+def test_the_system_call_filter_leaves_memfd_to_a_cuda_driver_only() -> None:
+    from grader.sandbox import seccomp
+
+    memfd = {"x86_64": 319, "aarch64": 279}
+    for machine, number in memfd.items():
+        refused = {line[1] for line in seccomp.program(machine) if isinstance(line, tuple) and line[2] == "enosys"}
+        assert number in refused
+        refused = {line[1] for line in seccomp.program(machine, "cuda") if isinstance(line, tuple) and line[2] == "enosys"}
+        assert number not in refused and refused  # System V IPC and io_uring stay refused

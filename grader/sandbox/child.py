@@ -372,7 +372,7 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
         active.append("unprivileged-user")
     confine.open_to_the_judge()
     isolation.drop_capabilities()
-    if "seccomp" not in without and seccomp.install():
+    if "seccomp" not in without and seccomp.install(config.get("accelerator")):
         active.append("seccomp")
     child = Child(sock, config["submission"])
     if config.get("package"):

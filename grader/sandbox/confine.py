@@ -148,6 +148,8 @@ GPU_DEVICES = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/d
 # itself: a higher OOM score, its scheduler statistics, its own memory, its security labels as the LSM's
 # policy allows; the ID maps, a lower OOM score and the audit login need capabilities the child no longer has.
 GPU_THREADS = ("/proc/self/task", READ | _FS["write_file"] | _FS["truncate"])
+# What recent drivers read of themselves when CUDA starts (the driver's and UVM's versions and parameters).
+GPU_PROC = ("/proc/driver/nvidia", "/proc/driver/nvidia-uvm")
 
 
 def filesystem_rules(scratch: str, hidden: Iterable[str], accelerator: str | None = None) -> list[tuple[str, int]]:
@@ -157,7 +159,7 @@ def filesystem_rules(scratch: str, hidden: Iterable[str], accelerator: str | Non
     rules = ([(root, READ) for root in (*readable_roots(tuple(hidden)), *PROC)]
              + [(dev, DEVICE) for dev in DEVICES] + [(scratch, WRITE)])
     if accelerator == "cuda":
-        rules += [(dev, DEVICE) for dev in GPU_DEVICES] + [GPU_THREADS]
+        rules += [(dev, DEVICE) for dev in GPU_DEVICES] + [(path, READ) for path in GPU_PROC] + [GPU_THREADS]
     return rules
 
 

@@ -62,9 +62,13 @@ def _errno(code: int) -> int:
 Line = Union[str, tuple[int, int, "str | None", "str | None"]]
 
 
-def program(machine: str) -> list[Line]:
-    """The filter for one architecture, in labelled form (assemble() resolves the jumps)."""
+def program(machine: str, accelerator: str | None = None) -> list[Line]:
+    """The filter for one architecture, in labelled form (assemble() resolves the jumps). `accelerator`: the
+    kind of device the judge found (grader.judge.accelerator.driver_kind); NVIDIA's CUDA driver makes a memfd
+    when it starts (refused, CUDA fails with error 304), so `cuda` leaves memfd_create to it: each memfd is
+    then a file the file-size and open-file caps count (64 MiB each, 256 files), not memory RLIMIT_DATA does."""
     arch, nr, foreign = _ARCH[machine]
+    refused = (*_IO_URING, *_SYSV_IPC[machine], *((nr["memfd_create"],) if accelerator != "cuda" else ()))
     lines: list[Line] = [
         (_LD_W_ABS, _ARCH_OFFSET, None, None),
         (_JEQ_K, arch, "native", "kill"),
@@ -80,7 +84,7 @@ def program(machine: str) -> list[Line]:
         (_JEQ_K, nr["kill"], "target", None),
         (_JEQ_K, nr["mmap"], "mapping", None),
         *((_JEQ_K, nr[name], "eperm", None) for name in ("ptrace", "process_vm_readv", "process_vm_writev")),
-        *((_JEQ_K, number, "enosys", None) for number in (*_IO_URING, *_SYSV_IPC[machine], nr["memfd_create"])),
+        *((_JEQ_K, number, "enosys", None) for number in refused),
         (_RET_K, ALLOW, None, None),
         "family",
         (_LD_W_ABS, _ARG0, None, None),
@@ -126,13 +130,13 @@ def assemble(lines: list[Line]) -> bytes:
     return b"".join(code)
 
 
-def install() -> str | None:
+def install(accelerator: str | None = None) -> str | None:
     """Install the filter on this process and everything it starts; the protection's name, or None
     where the platform has no filter we know how to write."""
     machine = platform.machine()
     if _libc is None or machine not in _ARCH:
         return None
-    code = assemble(program(machine))
+    code = assemble(program(machine, accelerator))
     filters = ctypes.create_string_buffer(code)
     prog = ctypes.create_string_buffer(struct.pack("@HP", len(code) // 8, ctypes.addressof(filters)))
     if not _prctl(PR_SET_NO_NEW_PRIVS, 1) or _libc.prctl(PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, prog, 0, 0) != 0:
