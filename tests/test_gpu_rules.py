@@ -1,7 +1,8 @@
 """What a child may open where the judge found a GPU, and nowhere else.
 
 CUDA fails to start in a child that cannot name the threads its driver starts (it writes their
-/proc/self/task/<tid>/comm from the thread that starts them), or cannot make the memfd its driver makes. The rule set is data (a test reads what it
+/proc/self/task/<tid>/comm from the thread that starts them), or cannot make the memfd and the shared anonymous
+mapping its driver makes (seen on an H200: "CUDA error: out of memory"). The rule set is data (a test reads what it
 grants and when), and a real sandbox shows the grant doing what the driver needs without a GPU: a
 submission names another of its threads as the driver does, refused where the judge found no CUDA device
 and let through where it did (GRADER_ACCELERATOR=cuda), while everything else stays as closed."""
@@ -41,6 +42,12 @@ try:
     print("MEMFD ok")
 except OSError as exc:
     print("MEMFD", errno.errorcode.get(exc.errno, str(exc.errno)))
+import mmap
+try:
+    mmap.mmap(-1, 1 << 20).close()
+    print("SHARED ok")
+except OSError as exc:
+    print("SHARED", errno.errorcode.get(exc.errno, str(exc.errno)))
 _stop.set()
 _helper.join()
 '''
@@ -85,11 +92,12 @@ def test_the_grant_follows_the_judges_device(device: str | None, kind: str | Non
 def test_a_child_names_its_threads_only_where_the_judge_found_cuda(grade_file: Grade,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The driver's own step, in a real sandbox: naming a thread it started. Everything else a child could
-    not write stays closed, and the protections the result lists are the same either way."""
+    not write stays closed, and the protections the result lists are the same either way, but for the judge's
+    watch of the shared memory the driver's filter lets through."""
     if not confine.landlock_abi():
         pytest.skip("no Landlock on this kernel: nothing is refused to grant")
     protections = []
-    for device, named, memfd in (("cuda", "ok", "ok"), ("cpu", "EACCES", "ENOSYS")):
+    for device, named, memfd, shared in (("cuda", "ok", "ok", "ok"), ("cpu", "EACCES", "ENOSYS", "ENOMEM")):
         monkeypatch.setenv("GRADER_ACCELERATOR", device)
         run = grade_file(NAMES_A_THREAD, "3.1")
         said = dict(line.split(" ", 1) for line in run.output_tail.splitlines() if " " in line)
@@ -97,9 +105,11 @@ def test_a_child_names_its_threads_only_where_the_judge_found_cuda(grade_file: G
         assert (said.get("THREAD-NAME") == "cuda-EvtHandlr") == (named == "ok"), run.output_tail
         assert said.get("PROCESS-OOM") == "EACCES" and said.get("OUTSIDE") in ("EACCES", "EROFS"), run.output_tail
         assert said.get("MEMFD") == memfd, run.output_tail  # the CUDA driver makes one when it starts
+        assert said.get("SHARED") == shared, run.output_tail  # and maps shared anonymous memory
         assert [e.score for e in run.exercises] == [e.max_score for e in run.exercises]
         protections.append(run.protections)
-    assert protections[0] == protections[1] and any(p.startswith("landlock-abi") for p in protections[0])
+    assert [p for p in protections[0] if p != "shared-memory-watch"] == list(protections[1])
+    assert "shared-memory-watch" in protections[0] and any(p.startswith("landlock-abi") for p in protections[0])
 
 
 def test_the_system_call_filter_leaves_memfd_to_a_cuda_driver_only() -> None:
@@ -111,3 +121,15 @@ def test_the_system_call_filter_leaves_memfd_to_a_cuda_driver_only() -> None:
         assert number in refused
         refused = {line[1] for line in seccomp.program(machine, "cuda") if isinstance(line, tuple) and line[2] == "enosys"}
         assert number not in refused and refused  # System V IPC and io_uring stay refused
+
+
+def test_the_system_call_filter_leaves_shared_mappings_to_a_cuda_driver_only() -> None:
+    """mmap is looked at (shared anonymous mappings refused) except where the judge found CUDA, whose
+    driver maps some; the judge's watch then counts them (tests/hostile/test_hostile_sandbox_r4.py)."""
+    from grader.sandbox import seccomp
+
+    for machine, number in {"x86_64": 9, "aarch64": 222}.items():
+        jumps = {line[1]: line[2] for line in seccomp.program(machine) if isinstance(line, tuple)}
+        assert jumps[number] == "mapping"
+        assert number not in {line[1] for line in seccomp.program(machine, "cuda") if isinstance(line, tuple)
+                              and line[0] == seccomp._JEQ_K and line[2] == "mapping"}

@@ -22,20 +22,9 @@ from grader import wire
 from grader.judge import budget, protocol, seeds
 from grader.judge.accelerator import driver_kind, judge_accelerator
 from grader.judge.launcher import Launcher, LaunchError
-from grader.judge.probes import (
-    AnswerTooLarge,
-    BadReturn,
-    BudgetExhausted,
-    ChildCrashed,
-    Obj,
-    ProbeTimeout,
-    ProtocolViolation,
-    StudentError,
-    clean_error,
-    describe_value,
-    show_args,
-)
-from grader.judge.scratch import Copied, Scratch
+from grader.judge.probes import (AnswerTooLarge, BadReturn, BudgetExhausted, ChildCrashed, Obj, ProbeTimeout,
+                                  ProtocolViolation, StudentError, clean_error, describe_value, show_args)
+from grader.judge.scratch import Copied, Scratch, shared_memory
 from grader.judge.secrets import hidden_paths
 from grader.load.submission import Cell, Submission
 from grader.results import CellRecord, CellStatus
@@ -50,7 +39,7 @@ OUTPUT_TAIL = 8192
 # a judge holds per answer stays a fraction of the wire's cap, which only the lecture's data needs
 # (the variables probe) and a module's weights may (state).
 ANSWER_BYTES = 128 * 2**20
-DISK_WATCH_S = 0.1  # how often the judge measures a scratch folder that no tmpfs caps
+WATCH_S = 0.1  # how often the judge measures what no wall of the child caps (_watch)
 
 
 # Seconds one probe (a call, a forward, a look at a variable) may take before it counts as hanging; the
@@ -79,6 +68,7 @@ class SandboxClient:
         self.output = _output_file()
         self.generation = 0
         self.protections: list[str] = []
+        self.accelerator: str | None = None  # the driver kind the child's walls were made for (_spawn)
         self.records: dict[int, CellRecord] = {}
         self.shares: dict[int, float] = {}  # cell -> the share it ran to its end within, the first time
         self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
@@ -114,6 +104,7 @@ class SandboxClient:
 
     def _spawn(self) -> None:
         self._remaining("the sandbox start")
+        self.accelerator = driver_kind(judge_accelerator())
         config = {
             "scratch": str(self.scratch.path),
             "submission": str(self.scratch.path / self.submission.path.name),
@@ -121,7 +112,7 @@ class SandboxClient:
             "seed": seeds.derive(self.seed, "sandbox"),
             "hidden": hidden_paths(),
             # what the judge found, never the child: its rules then let the GPU's driver start
-            "accelerator": driver_kind(judge_accelerator()),
+            "accelerator": self.accelerator,
             "package": self.package,
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
             "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
@@ -133,7 +124,9 @@ class SandboxClient:
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
         # Sent by the bootstrap before any submission code runs: what it reports did take effect.
         reported = [p for p in (hello.get("protections", []) if isinstance(hello, dict) else []) if isinstance(p, str)]
-        watch = [] if "disk-quota" in reported else ["disk-watch"]  # _watch_disk takes the tmpfs's place
+        # _watch takes the tmpfs's place, and counts the shared memory a CUDA driver's walls let through
+        watch = [name for name, on in (("disk-watch", "disk-quota" not in reported),
+                                       ("shared-memory-watch", self.accelerator == "cuda")) if on]
         self.protections = reported + self.launcher.protections + watch + [
             "deadlines",
             "process-group-kill",
@@ -225,7 +218,7 @@ class SandboxClient:
         try:
             if request is not None:
                 wire.send(child.sock, request, timeout=limit)
-            self._watch_disk(child, deadline, label)
+            self._watch(child, deadline, label)
             reply = wire.recv(child.sock, deadline, most)
         except wire.TooLarge as exc:  # refused before its bytes were read: they are still on the way
             self._kill()
@@ -247,18 +240,23 @@ class SandboxClient:
             raise StudentError(label, clean_error(reply.get("error")))
         return reply.get("value")
 
-    def _watch_disk(self, child: _Child, deadline: float, label: str) -> None:
-        """Where no tmpfs caps the scratch folder, measure it and the files the child's processes hold without a
-        name while it works: a child past its quota is stopped like one that crashed; its cell or check says why."""
-        if "disk-quota" in self.protections:
-            return
-        while not select.select([child.sock], [], [], max(0.0, min(DISK_WATCH_S, deadline - time.monotonic())))[0]:
+    def _watch(self, child: _Child, deadline: float, label: str) -> None:
+        """While the child works, measure what no wall of its own caps: where no tmpfs caps the scratch folder,
+        the folder and the files its processes hold without a name; where the CUDA driver's walls let shared
+        memory through (grader.sandbox.seccomp), the shared memory they hold. A child past its quota or its
+        memory cap is stopped like one that crashed; its cell or check says why."""
+        disk, memory = "disk-quota" not in self.protections, self.accelerator == "cuda"
+        while (disk or memory) and not select.select([child.sock], [], [],
+                                                     max(0.0, min(WATCH_S, deadline - time.monotonic())))[0]:
             if time.monotonic() >= deadline:
                 return
-            if self.scratch.over(self.limits.disk_bytes, child.pid):
+            if disk and self.scratch.over(self.limits.disk_bytes, child.pid):
                 self._kill()
                 self.scratch.reset()
                 raise ChildCrashed(label, {"disk_bytes": self.limits.disk_bytes})
+            if memory and shared_memory(child.pid) > self.limits.memory_bytes:
+                self._kill()
+                raise ChildCrashed(label, {"memory_bytes": self.limits.memory_bytes})
 
     def inventory(self) -> list[Obj]:
         """Every module, class and function the submission bound, oldest binding first."""

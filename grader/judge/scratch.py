@@ -151,6 +151,24 @@ def held_without_name(child: int, device: int) -> int:
     return total
 
 
+def shared_memory(child: int) -> int:
+    """Bytes of shared memory (RssShmem: shared anonymous mappings, memfds, tmpfs files mapped) the sandbox's
+    processes hold in memory, which RLIMIT_DATA does not count: where the CUDA driver's walls let it through
+    (grader.sandbox.seccomp), the judge's watch holds it to the memory cap. A page two processes share counts
+    twice, which only errs towards the cap."""
+    total = 0
+    for pid in _sandbox_processes(child):
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"RssShmem:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def _sandbox_processes(child: int) -> set[int]:
     """The processes of the sandbox `child` (the pid the launcher gave): it and what descends from it, and, for
     a root-run grader, the orphans of the uid it became (grader.sandbox.isolation), which its zygote adopted.

@@ -128,6 +128,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The submission wrote more than {mib:g} MiB into its folder while running {name} and was stopped.",
         "zh": "运行 {name} 时提交向其文件夹写入了超过 {mib:g} MiB 的数据，已被终止。",
     },
+    "check.memory_full": {
+        "en": "The submission held more than {mib:g} MiB of shared memory while running {name} and was stopped.",
+        "zh": "运行 {name} 时提交占用了超过 {mib:g} MiB 的共享内存，已被终止。",
+    },
     "check.bad_return": {
         "en": "{name} returned {got}, which is not the expected output.",
         "zh": "{name} 返回了 {got}，不是预期的输出。",
@@ -189,6 +193,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cell.disk_full": {
         "en": "{unit}: wrote more than {mib:g} MiB into the submission's folder, was stopped and skipped",
         "zh": "{unit}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
+    },
+    "cell.memory_full": {
+        "en": "{unit}: held more than {mib:g} MiB of shared memory, was stopped and skipped",
+        "zh": "{unit}：占用了超过 {mib:g} MiB 的共享内存，已被终止并跳过",
     },
     "cell.unlisted": {
         "en": "and {count} more {count:cell/cells} that failed to run (not listed)",

@@ -16,6 +16,9 @@ nvidia-persistenced over a socket, carries on when refused.
 RLIMIT_DATA counts private memory only: shared anonymous mappings (`mmap.mmap(-1, n)`), memfd_create and
 System V shared memory would hold memory past the cap, and System V IPC outlives the process where there is
 no IPC namespace, for the next grade to read. So they are refused (the sandbox never uses multiprocessing).
+NVIDIA's CUDA driver needs the first two when it starts (a memfd, and shared anonymous memory: refused, CUDA
+says "out of memory"), so where the judge found a CUDA device they are allowed, and the judge's watch counts
+the shared memory the sandbox's processes hold against the same cap (grader.judge.scratch.shared_memory).
 """
 from __future__ import annotations
 
@@ -65,10 +68,12 @@ Line = Union[str, tuple[int, int, "str | None", "str | None"]]
 def program(machine: str, accelerator: str | None = None) -> list[Line]:
     """The filter for one architecture, in labelled form (assemble() resolves the jumps). `accelerator`: the
     kind of device the judge found (grader.judge.accelerator.driver_kind); NVIDIA's CUDA driver makes a memfd
-    when it starts (refused, CUDA fails with error 304), so `cuda` leaves memfd_create to it: each memfd is
-    then a file the file-size and open-file caps count (64 MiB each, 256 files), not memory RLIMIT_DATA does."""
+    when it starts (refused, CUDA fails with error 304) and maps shared anonymous memory, so `cuda` leaves both
+    to it: each memfd is then a file the file-size and open-file caps count (64 MiB each, 256 files), and the
+    judge's watch counts what is mapped shared (grader.judge.client)."""
     arch, nr, foreign = _ARCH[machine]
-    refused = (*_IO_URING, *_SYSV_IPC[machine], *((nr["memfd_create"],) if accelerator != "cuda" else ()))
+    driver = accelerator == "cuda"
+    refused = (*_IO_URING, *_SYSV_IPC[machine], *((nr["memfd_create"],) if not driver else ()))
     lines: list[Line] = [
         (_LD_W_ABS, _ARCH_OFFSET, None, None),
         (_JEQ_K, arch, "native", "kill"),
@@ -82,7 +87,7 @@ def program(machine: str, accelerator: str | None = None) -> list[Line]:
         (_JEQ_K, nr["socketpair"], "family", None),
         (_JEQ_K, nr["connect"], "eacces", None),
         (_JEQ_K, nr["kill"], "target", None),
-        (_JEQ_K, nr["mmap"], "mapping", None),
+        *(((_JEQ_K, nr["mmap"], "mapping", None),) if not driver else ()),
         *((_JEQ_K, nr[name], "eperm", None) for name in ("ptrace", "process_vm_readv", "process_vm_writev")),
         *((_JEQ_K, number, "enosys", None) for number in refused),
         (_RET_K, ALLOW, None, None),

@@ -2,8 +2,9 @@
 
 Each attack runs in full mode and without namespaces (GRADER_SANDBOX_WITHOUT=namespaces): no Unix socket
 outside the sandbox is reached; nothing of a checkout the grader runs from is readable but its code; shared
-memory of any kind is refused, since RLIMIT_DATA would not count it; and no System V segment is left for
-the next grade to read.
+memory of any kind is refused, since RLIMIT_DATA would not count it (where the judge found CUDA, whose driver
+needs some, the judge's watch counts it against the cap); and no System V segment is left for the next grade
+to read.
 """
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import select, statuses
+from grader.judge.accelerator import DEVICE_OVERRIDE
 from grader.judge.grading import grade
 from grader.judge.launcher import ZygoteLauncher
+from grader.render import terminal
 from grader.results import RunResult
 from grader.sandbox.limits import Limits
 
@@ -108,12 +111,41 @@ def capped(launcher: ZygoteLauncher, tmp_path: Path) -> Hostile:
 
 
 @MODES
-def test_shared_memory_is_counted_or_refused(capped: Hostile, without: str) -> None:
+def test_shared_memory_is_counted_or_refused(capped: Hostile, without: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """512 MiB under a cap of 384 MiB, in memory RLIMIT_DATA does not count (a shared anonymous mapping, a
-    memfd, /dev/zero mapped shared): none of it is held, and the answers keep their points."""
+    memfd, /dev/zero mapped shared), where the judge found no CUDA device (on a GPU machine too, told so):
+    none of it is held, and the answers keep their points."""
+    monkeypatch.setenv(DEVICE_OVERRIDE, "cpu")
     run = capped.grade(after(capped.attack("r4_sandbox_shared_memory", mib=512)), "3.1")
     assert not printed(run, "HELD"), run.output_tail
     assert len(printed(run, "REFUSED")) == 3, run.output_tail
+    assert statuses(run, "3.1") == ALL_31
+
+
+HOLD_SHARED = """import mmap, time
+HELD = mmap.mmap(-1, 512 << 20)
+for at in range(0, len(HELD), mmap.PAGESIZE):
+    HELD[at] = 1
+print("HELD")
+time.sleep(3)
+print("KEPT")
+"""
+
+
+@MODES
+def test_on_a_cuda_machine_shared_memory_counts_against_the_cap(capped: Hostile, without: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the judge found a CUDA device the filter lets shared anonymous memory through (the driver maps
+    some when it starts): 512 MiB of it held under a cap of 384 MiB stops the cell, which says so, and the
+    answers keep their points."""
+    monkeypatch.setenv(DEVICE_OVERRIDE, "cuda")
+    run = capped.grade(after(HOLD_SHARED), "3.1")
+    assert "shared-memory-watch" in run.protections
+    assert not printed(run, "KEPT"), run.output_tail
+    record = cell(run, 2)
+    assert record.status == "crashed" and record.error == {"how": {"memory_bytes": 384 * MIB}}, record
+    shown = terminal.render(run, None, color=False)
+    assert ": held more than 384 MiB of shared memory, was stopped and skipped" in shown, shown
     assert statuses(run, "3.1") == ALL_31
 
 
