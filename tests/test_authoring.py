@@ -316,6 +316,50 @@ def test_batch_grades_a_class_with_the_folders_exercise(course: Path) -> None:
     assert (out / "pages" / "alice.html").is_file() and (out / "pages" / "bob.html").is_file()
 
 
+def test_a_changed_exercise_regrades_what_it_graded_and_keeps_the_history(course: Path) -> None:
+    """The instructor fixes a check's points (3 -> 10) in their exercise file and runs the same `grade batch`:
+    the results that exercise graded are graded again, with a line that says why, and the old ones stay in
+    the history; a set the change does not touch keeps its results, and a run after that grades nothing."""
+    from grader.classes.gradebook import FILENAME, Gradebook
+
+    hand_in = course / "hand-in"
+    hand_in.mkdir()
+    student(hand_in, "alice.py", GOOD)
+    student(hand_in, "bob.py", NAIVE)
+    out = course / "out"
+
+    def batch(exercises: str) -> Result:
+        result = grade("--exercises", FOLDER, "batch", hand_in, "-e", exercises, "-o", out, "-j", "1",
+                       "--lang", "en", cwd=course)
+        assert result.code == 0, (result.stdout, result.stderr)
+        return result
+
+    def rows() -> dict[tuple[str, str], list[float]]:
+        with Gradebook(out / FILENAME) as book:
+            return {(e.student, e.exercise_set): [h.max_score for h in book.history(e.student)
+                                                  if h.exercise_set == e.exercise_set] for e in book.latest()}
+
+    batch("softmax")
+    batch("3.1")
+    assert rows() == {("alice", "3.1"): [10.0], ("alice", "softmax"): [6.0], ("bob", "3.1"): [10.0],
+                      ("bob", "softmax"): [6.0]}
+    exercise = course / FOLDER / EXAMPLE.name
+    exercise.write_text(exercise.read_text(encoding="utf-8").replace('check("values", points=3',
+                                                                      'check("values", points=10'), encoding="utf-8")
+    untouched = batch("3.1")
+    assert "changed since the last run" not in untouched.stderr
+    changed = batch("softmax")
+    assert "softmax changed since the last run: 2 submissions to grade again" in changed.stderr, changed.stderr
+    assert rows() == {("alice", "3.1"): [10.0], ("alice", "softmax"): [6.0, 13.0], ("bob", "3.1"): [10.0],
+                      ("bob", "softmax"): [6.0, 13.0]}
+    with open(out / "grades.csv", encoding="utf-8", newline="") as f:
+        grades = {row["student"]: (row["softmax"], row["max_score"]) for row in csv.DictReader(f)}
+    assert grades == {"alice": ("13", "13"), "bob": ("11", "13")}
+    again = batch("softmax")
+    assert "changed since the last run" not in again.stderr
+    assert rows()[("alice", "softmax")] == [6.0, 13.0]
+
+
 # -- a course repository's configuration ----------------------------------------------------------------
 def test_the_configuration_names_exercise_folders(course: Path, launcher: ZygoteLauncher) -> None:
     student(course, "good.py", GOOD)

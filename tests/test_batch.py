@@ -257,6 +257,31 @@ def test_a_run_killed_mid_way_resumes_without_losing_or_regrading(tmp_path: Path
     assert all(r[3] == "graded" and r[4] == 22 for r in after)
 
 
+EARLIER_SCHEMA = """CREATE TABLE results (id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, student TEXT NOT NULL,
+    exercise_set TEXT NOT NULL, sha256 TEXT NOT NULL, grader_version TEXT NOT NULL, status TEXT NOT NULL,
+    score REAL NOT NULL, max_score REAL NOT NULL, files TEXT NOT NULL, graded_at TEXT NOT NULL, result TEXT,
+    problem TEXT);
+INSERT INTO results VALUES (1, 'u1', 'ann', '3.1', 'abc', '0.1.0', 'ungradable', 0, 0, '["ann.py"]',
+    '2026-01-01T00:00:00+00:00', NULL, '{"key": "batch.no_code", "args": {}}');"""
+
+
+def test_a_gradebook_from_an_earlier_version_opens_merges_and_is_graded_again(tmp_path: Path) -> None:
+    """A gradebook written before results kept their exercise definitions and LMS ids: it opens, gains the
+    columns (its rows with none), merges into a new one, and its results count as graded by unknown
+    definitions, so the next run grades them again."""
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:
+        db.executescript(EARLIER_SCHEMA)
+    merged = tmp_path / FILENAME
+    with Gradebook(merged) as book:
+        assert book.merge(old) == 1
+        (entry,) = book.latest()
+        assert (entry.student, entry.definitions, entry.lms_id, entry.late) == ("ann", {}, "", False)
+        assert book.standing("ann", "3.1", "abc", "0.1.0", {"3.1": "f00d"}) == (False, ["3.1"])
+    with Gradebook(old) as book:
+        assert [e.student for e in book.latest()] == ["ann"]
+
+
 def test_shards_merged_equal_the_whole_class(graded_class, tmp_path: Path) -> None:
     submissions, whole, expected, _ = graded_class
     shards = []

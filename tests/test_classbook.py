@@ -91,17 +91,17 @@ def test_the_spreadsheet_has_each_students_score_per_exercise(entries: list[Entr
     text = classbook.grades_csv(entries)
     assert "\r" not in text and text.endswith("\n")
     reader = csv.DictReader(io.StringIO(text))
-    assert reader.fieldnames == ["student", "3.1", "3.2", "device", "total", "max_score", "status"]
+    assert reader.fieldnames == ["student", "3.1", "3.2", "device", "total", "max_score", "status", "adjusted", "late"]
     rows = {row["student"]: row for row in reader}
     assert rows["ann"] == {"student": "ann", "3.1": "10", "3.2": "6", "device": str(4 + GPU), "total": str(20 + GPU),
-                           "max_score": str(20 + GPU), "status": "graded"}
+                           "max_score": str(20 + GPU), "status": "graded", "adjusted": "", "late": "no"}
     for entry in graded(entries):
         row = rows["'" + entry.student if entry.student == INJECTION else entry.student]
         assert entry.run is not None
         assert {e.id: float(row[e.id]) for e in entry.run.exercises} == {e.id: e.score for e in entry.run.exercises}
         assert float(row["total"]) == entry.score == sum(float(row[i]) for i in ("3.1", "3.2", "device"))
     assert rows["bob"] == {"student": "bob", "3.1": "", "3.2": "", "device": "", "total": "0", "max_score": "0",
-                           "status": "ungradable"}
+                           "status": "ungradable", "adjusted": "", "late": "no"}
     assert rows["carol"]["status"] == "error" and rows["carol"]["total"] == "0"
     assert rows[CHINESE]["3.2"] == "2" and rows[SCRIPT]["3.2"] == "2"
 
@@ -328,7 +328,7 @@ def test_an_empty_class_has_a_page() -> None:
     assert [int(bar.attrs["data-count"]) for bar in dom.find_all("rect")] == [0] * 10
     assert "—" in dom.find("dl", cls="class-summary").text()
     assert "No submission has been graded yet." in dom.find("section", id="checks").text("en")
-    assert classbook.grades_csv([]) == '"student","total","max_score","status"\n' and classbook.results_jsonl([]) == ""
+    assert classbook.grades_csv([]) == '"student","total","max_score","status","adjusted","late"\n' and classbook.results_jsonl([]) == ""
 
 
 def test_bins_include_their_lower_edge_and_the_last_holds_100() -> None:

@@ -38,3 +38,19 @@ def test_every_command_and_option_is_in_the_docs(name: str) -> None:
 def test_the_group_options_are_documented() -> None:
     for option in options(cli):
         assert (option.help or "").strip() and any(flag in DOCS for flag in option.opts), option.opts
+
+
+def test_the_end_of_assignment_walkthrough_names_only_real_commands_and_flags() -> None:
+    """docs/end-of-assignment.md is what an instructor copies at the end of term: each `grade` line in its
+    code blocks names a command that exists and only flags that command takes."""
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "end-of-assignment.md").read_text(encoding="utf-8")
+    lines = [line.split("#")[0] for block in re.findall(r"```sh\n(.*?)```", text, re.S) for line in block.splitlines()]
+    commands = [shlex.split(line) for line in lines if line.startswith("grade ")]
+    assert {words[1] for words in commands} >= {"batch", "adjust", "export", "release"}, commands
+    for words in commands:
+        command = cli.commands[words[1]]
+        taken = {flag for param in command.params for flag in [*param.opts, *getattr(param, "secondary_opts", [])]}
+        assert {w for w in words[2:] if w.startswith("-")} <= taken, words

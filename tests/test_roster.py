@@ -219,6 +219,24 @@ def test_canvas_pattern_groups_a_students_files_and_skips_names_it_does_not_matc
     assert skipped == [Skipped(shown, Msg("roster.no_match", {"path": shown, "pattern": CANVAS}))]
 
 
+def test_the_canvas_preset_keeps_each_students_canvas_id_and_late_hand_ins(tmp_path: Path, workdir: Path) -> None:
+    """Canvas's download names (`name_USERID_SUBMISSIONID_file`, `name_late_...` for a late one): the preset
+    groups them as the pattern above does, and keeps the user id and the late mark for the LMS export."""
+    source = tmp_path / "canvas"
+    for name in ("alice_123_456_chapter3.ipynb", "alice_123_457_data.csv", "bob_late_124_458_chapter3.py",
+                 "carol_125_459_chapter3.py", "grades.csv"):
+        write(source / name)
+    students, skipped = collect([source], workdir, "canvas")
+    assert [(s.name, s.lms_id, s.late, [p.name for p in s.files]) for s in students] == [
+        ("alice", "123", False, ["alice_123_456_chapter3.ipynb", "alice_123_457_data.csv"]),
+        ("bob", "124", True, ["bob_late_124_458_chapter3.py"]),
+        ("carol", "125", False, ["carol_125_459_chapter3.py"]),
+    ]
+    assert [s.reason.key for s in skipped] == ["roster.no_match"]
+    plain, _ = collect([source], workdir, CANVAS)  # a pattern without the groups keeps neither
+    assert {(s.lms_id, s.late) for s in plain} == {("", False)}
+
+
 @pytest.mark.parametrize("pattern, student", [
     (r"^(?P<id>\d+)-(?P<student>\w+)", "alice"),  # the group named student, wherever it is
     (r"^\d+-(\w+)", "alice"),                     # else the first group

@@ -104,6 +104,9 @@ class Exercise:
     # exercise's prefix) and a pattern for the lines that make it (the mask's `triu`, the `softmax` call),
     # so the page quotes those lines of the class rather than its header.
     causes: dict[str, str] = field(default_factory=dict)
+    # The file that defines it (set when discovered), whose content, with its reference's and data's, is
+    # what the gradebook's fingerprint of the definition reads (grader.classes.definitions).
+    origin: Path | None = None
 
     def __post_init__(self) -> None:
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
@@ -185,6 +188,7 @@ def _register(module: ModuleType, found: dict[str, Exercise], replace: bool = Tr
     if isinstance(exercise, Exercise):
         if not replace and exercise.id in found:  # an instructor's file may not silently replace another's
             raise ExerciseFolderError("cli.duplicate_exercise", id=exercise.id, path=str(module.__file__))
+        exercise.origin = Path(module.__file__) if module.__file__ else None
         found[exercise.id] = exercise
 
 

@@ -15,11 +15,12 @@ import json
 import re
 import sqlite3
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from grader.classes import adjustments
 from grader.messages.catalogue import Msg
 from grader.messages.errors import Unwritable
 from grader.render.text import json_text
@@ -43,7 +44,10 @@ CREATE TABLE IF NOT EXISTS results (
     files TEXT NOT NULL,
     graded_at TEXT NOT NULL,
     result TEXT,
-    problem TEXT
+    problem TEXT,
+    definitions TEXT NOT NULL DEFAULT '{}',
+    lms_id TEXT NOT NULL DEFAULT '',
+    late INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS results_by_student ON results (student, exercise_set, id);
 CREATE TABLE IF NOT EXISTS code (
@@ -52,7 +56,10 @@ CREATE TABLE IF NOT EXISTS code (
 );
 """
 _COLUMNS = ("uid", "student", "exercise_set", "sha256", "grader_version", "status", "score", "max_score",
-            "files", "graded_at", "result", "problem")
+            "files", "graded_at", "result", "problem", "definitions", "lms_id", "late")
+# Columns a gradebook written by an earlier version lacks, added when it is opened: (name, declaration).
+_ADDED = (("definitions", "TEXT NOT NULL DEFAULT '{}'"), ("lms_id", "TEXT NOT NULL DEFAULT ''"),
+          ("late", "INTEGER NOT NULL DEFAULT 0"))
 
 
 class GradebookError(Unwritable):
@@ -73,6 +80,10 @@ class Entry:
     problem: Msg | None = None  # ungradable or error: the catalogue message that says why
     graded_at: str = ""
     uid: str = ""
+    # exercise id -> the fingerprint of its definition when this was graded (grader.classes.definitions)
+    definitions: dict[str, str] = field(default_factory=dict)
+    lms_id: str = ""  # the student's id in the course's LMS, where its download's file names say it (Canvas)
+    late: bool = False  # handed in after the deadline, as the LMS's file names say
 
     @property
     def outcome(self) -> SubmissionResult:
@@ -106,6 +117,10 @@ class Gradebook:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit outlives a killed process
             self.db.executescript(_SCHEMA)
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(results)")}
+            for name, declaration in _ADDED:
+                if name not in have:
+                    self.db.execute(f"ALTER TABLE results ADD COLUMN {name} {declaration}")
         except sqlite3.Error as exc:
             raise GradebookError(f"{path}: {exc}") from None
 
@@ -125,22 +140,29 @@ class Gradebook:
         self._insert([_row(stamped)])
         return stamped
 
-    def done(self, student: str, exercise_set: str, sha256: str, grader_version: str) -> bool:
-        """Whether this exact submission already has a final result from this grader version."""
+    def standing(self, student: str, exercise_set: str, sha256: str, grader_version: str,
+                 definitions: dict[str, str]) -> tuple[bool, list[str]]:
+        """Whether this exact submission already has a final result from this grader version and these
+        exercise definitions, and which of the definitions changed since the result it has (then it has none)."""
         row = self.db.execute(
-            "SELECT sha256, grader_version, status FROM results WHERE student = ? AND exercise_set = ? "
+            "SELECT sha256, grader_version, status, definitions FROM results WHERE student = ? AND exercise_set = ? "
             "ORDER BY id DESC LIMIT 1", (student, exercise_set)).fetchone()
-        return row is not None and tuple(row)[:2] == (sha256, grader_version) and row[2] in FINAL
+        if row is None or tuple(row)[:2] != (sha256, grader_version) or row[2] not in FINAL:
+            return False, []
+        then = json.loads(row[3] or "{}")
+        changed = [exercise for exercise, now in definitions.items() if then.get(exercise) != now]
+        return not changed, changed
 
     def latest(self, exercise_set: str | None = None) -> list[Entry]:
-        """Each student's current result (the latest row) for each exercise set, ordered by student."""
+        """Each student's current result (the latest row) for each exercise set, ordered by student, with
+        the grades a person adjusted (grader.classes.adjustments) in force."""
         where = "WHERE exercise_set = ?" if exercise_set is not None else ""
         args = (exercise_set,) if exercise_set is not None else ()
         rows = self.db.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM results WHERE id IN "
             f"(SELECT MAX(id) FROM results {where} GROUP BY student, exercise_set) "
             "ORDER BY student, exercise_set", args)
-        return [_entry(row) for row in rows]
+        return adjustments.apply([_entry(row) for row in rows], adjustments.in_force(self.db))
 
     def history(self, student: str) -> list[Entry]:
         rows = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM results WHERE student = ? ORDER BY id",
@@ -153,7 +175,10 @@ class Gradebook:
         result rows were added."""
         try:
             source = sqlite3.connect(f"file:{other}?mode=ro", uri=True)
-            rows = source.execute(f"SELECT {', '.join(_COLUMNS)} FROM results ORDER BY graded_at, id").fetchall()
+            have = {row[1] for row in source.execute("PRAGMA table_info(results)")}
+            picked = [name if name in have else f"{declaration.rpartition('DEFAULT ')[2]} AS {name}"
+                      for name, declaration in ((c, dict(_ADDED).get(c, "")) for c in _COLUMNS)]
+            rows = source.execute(f"SELECT {', '.join(picked)} FROM results ORDER BY graded_at, id").fetchall()
             has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
             code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
             source.close()
@@ -203,6 +228,7 @@ def _row(entry: Entry) -> tuple[Any, ...]:
         entry.score, entry.max_score, json_text(list(entry.files)), entry.graded_at,
         json_text(to_json(entry.run)) if entry.run else None,
         json_text({"key": entry.problem.key, "args": entry.problem.args}) if entry.problem else None,
+        json_text(entry.definitions), entry.lms_id, int(entry.late),
     )
 
 
@@ -220,5 +246,8 @@ def _entry(row: tuple[Any, ...]) -> Entry:
         problem=Msg(problem["key"], problem["args"]) if problem else None,
         graded_at=values["graded_at"],
         uid=values["uid"],
+        definitions=json.loads(values["definitions"] or "{}"),
+        lms_id=values["lms_id"] or "",
+        late=bool(values["late"]),
     )
 

@@ -34,6 +34,7 @@ from grader.messages.catalogue import Msg
 from grader.render.atomic import write_atomic
 from grader.render.text import json_text
 from grader.results import FILES, SubmissionResult, SubmissionStatus, Ungraded, capped, outcome_from_json
+from grader.results.release import Policy, withheld
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
     from grader.checks.exercise import Exercise
@@ -78,17 +79,30 @@ def exercise_set(ids: Sequence[str]) -> str:
     return ",".join(ids)
 
 
-def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], force: bool,
-            seed: int | None) -> tuple[list[Job], int]:
-    """The students to grade now, and how many already have a final result for these exact files."""
-    jobs, already = [], 0
+@dataclass
+class Pending:
+    """What a run has to grade: the jobs, how many students already have a final result for these exact files
+    and exercise definitions, and, per exercise whose definition changed, how many are graded again for it."""
+
+    jobs: list[Job]
+    already: int
+    changed: dict[str, int]
+
+
+def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], definitions: dict[str, str],
+            force: bool, seed: int | None) -> Pending:
+    """The students to grade now."""
+    found = Pending([], 0, {})
     for student in students:
         sha = fingerprint(student.files)
-        if not force and book.done(student.name, exercise_set(ids), sha, __version__):
-            already += 1
+        done, changed = book.standing(student.name, exercise_set(ids), sha, __version__, definitions)
+        for exercise in changed:
+            found.changed[exercise] = found.changed.get(exercise, 0) + 1
+        if done and not force:
+            found.already += 1
             continue
-        jobs.append(Job(student, sha, _seed(seed, student.name)))
-    return jobs, already
+        found.jobs.append(Job(student, sha, _seed(seed, student.name)))
+    return found
 
 
 def keep_code(book: Gradebook, students: Sequence[Student]) -> None:
@@ -207,9 +221,11 @@ class Worker:
 
 
 def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir: Path, *, workers: int,
-        timeout: float, lang: str, on_result: Callable[[Entry], None], zygotes: Zygotes) -> None:
+        timeout: float, lang: str, on_result: Callable[[Entry], None], zygotes: Zygotes,
+        definitions: dict[str, str], shown: Policy) -> None:
     """Grade every job on up to `workers` workers, recording each result as it arrives; a result that ran
-    out of time beside a classmate on a saturated machine is graded again at the end, alone.
+    out of time beside a classmate on a saturated machine is graded again at the end, alone. Each page shows
+    what the release policy `shown` lets students see now (grader.results.release).
 
     This process must not have run a torch op: the workers are its forks.
     """
@@ -228,7 +244,8 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
 
     def feed(worker: Worker, job: Job) -> None:
         request = {"student": job.student.name, "files": [str(f) for f in job.student.files], "seed": job.seed,
-                   "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.name))}
+                   "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.name)),
+                   "shown": shown}
         others = [w for w in pool if w.job is not None]
         try:
             worker.send(job, request, timeout)
@@ -262,14 +279,15 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
         if worker.beside_others and worker.pressure.saturated() and _ran_out_of_time(outcome):
             again.append(job)
         else:
-            on_result(_record(book, job, ids, outcome))
+            on_result(_record(book, job, ids, definitions, outcome))
 
     def lose(worker: Worker, how: str) -> None:
         selector.unregister(worker.answers)
         pool.remove(worker)
         worker.kill()
         if worker.job is not None:
-            on_result(_record(book, worker.job, ids, Ungraded("error", Msg("batch.worker_lost", {"how": how}))))
+            lost = Ungraded("error", Msg("batch.worker_lost", {"how": how}))
+            on_result(_record(book, worker.job, ids, definitions, lost))
         if queue and len(pool) < workers:
             start()
 
@@ -334,7 +352,8 @@ def _ran_out_of_time(run: SubmissionResult) -> bool:
                    for exercise in run.exercises for check in exercise.checks))
 
 
-def _record(book: Gradebook, job: Job, ids: Sequence[str], outcome: SubmissionResult) -> Entry:
+def _record(book: Gradebook, job: Job, ids: Sequence[str], definitions: dict[str, str],
+            outcome: SubmissionResult) -> Entry:
     """Commit a worker's answer, as bounded as a result is (docs/json.md): a student's
     10,000 files or a reason quoting a huge error cost a few lines in each output, not megabytes."""
     status: SubmissionStatus
@@ -344,20 +363,23 @@ def _record(book: Gradebook, job: Job, ids: Sequence[str], outcome: SubmissionRe
         status, run, problem = "error" if outcome.grader_fault else "graded", outcome, None
     return book.record(Entry(student=job.student.name, exercise_set=exercise_set(ids), sha256=job.sha256,
                              grader_version=__version__, status=status,
-                             files=tuple(f.name for f in job.student.files[:FILES]), run=run, problem=problem))
+                             files=tuple(f.name for f in job.student.files[:FILES]), run=run, problem=problem,
+                             definitions=definitions, lms_id=job.student.lms_id, late=job.student.late))
 
 
-def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool,
+def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool, shown: Policy,
             look_alike: LookAlike | None = None) -> Path:
     """Write the class's outputs from gradebook entries alone: grades.csv, results.jsonl, index.html and
-    any feedback page that is missing (every page, with rewrite_pages). With look_alike (grade similar),
-    the index lists the look-alike pairs too. Returns the index page."""
+    any feedback page that is missing (every page, with rewrite_pages), and every page with an adjusted grade
+    (a worker that regraded it wrote the page without it). With look_alike (grade similar), the index lists
+    the look-alike pairs too. Returns the index page. The pages, the students', show what the release policy
+    `shown` lets them see (a keyword without a default, so no caller forgets it); the rest is the instructor's."""
     from grader.render import classbook, html
 
     for entry in entries:
         page = outdir / page_name(entry.student)
-        if entry.run is not None and (rewrite_pages or not page.exists()):
-            write_atomic(page, html.render(entry.run))
+        if entry.run is not None and (rewrite_pages or not page.exists() or entry.run.adjusted):
+            write_atomic(page, html.render(withheld(entry.run, shown)))
     write_atomic(outdir / "grades.csv", classbook.grades_csv(entries))
     write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries))
     write_atomic(outdir / "index.html", classbook.index_html(entries, lang, look_alike))

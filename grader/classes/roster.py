@@ -46,6 +46,8 @@ _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*", re.ASCII)
 class Student:
     name: str
     files: tuple[Path, ...]  # every file handed in, sorted by file name (support files included)
+    lms_id: str = ""  # the id the LMS's file names carry (a pattern's `lms_id` group: Canvas's user id)
+    late: bool = False  # a file of theirs was named late by the LMS (a pattern's `late` group matched)
 
 
 def collect(
@@ -94,6 +96,8 @@ class _Roster:
     # ("name", likeness) and ("page", feedback page) -> (the name as first spelled, its hand-in)
     spellings: dict[tuple[str, str], tuple[str, Path]] = field(default_factory=dict)
     unpacked: dict[Path, str] = field(default_factory=dict)  # folder a zip went into -> how to show the zip
+    lms_ids: dict[str, str] = field(default_factory=dict)  # student -> the id the LMS's file names carry
+    late: set[str] = field(default_factory=set)  # students a file of whom the LMS named late
 
     def add_source(self, source: Path) -> None:
         if not source.exists():
@@ -202,6 +206,7 @@ class _Roster:
         if not files:
             return
         student = self.student(spelled, entry)
+        self.mark(student, entry)
         by_name = self.handed_in.setdefault(student, {})
         for path in files:
             if not _theirs(path):
@@ -211,9 +216,21 @@ class _Roster:
             if kept != path:
                 self.skip(path, "roster.duplicate", student=student, kept=self.shown(kept))
 
+    def mark(self, student: str, entry: Path) -> None:
+        """What the LMS's file name says beyond whose it is: its id for the student, and a late hand-in."""
+        match = self.pattern.search(entry.name) if self.pattern else None
+        if match is None:
+            return
+        groups = {name: match[name] for name in ("lms_id", "late") if name in match.re.groupindex}
+        if groups.get("lms_id"):
+            self.lms_ids.setdefault(student, _tidy(groups["lms_id"] or ""))
+        if groups.get("late"):
+            self.late.add(student)
+
     def students(self) -> list[Student]:
         return [
-            Student(name, tuple(sorted(files.values(), key=lambda p: p.name)))
+            Student(name, tuple(sorted(files.values(), key=lambda p: p.name)), self.lms_ids.get(name, ""),
+                    name in self.late)
             for name, files in sorted(self.handed_in.items())
         ]
 
@@ -229,11 +246,17 @@ class _Roster:
         return readable(str(path))
 
 
+# Named patterns for --student-pattern: an LMS's download names. Canvas names each file
+# `student_USERID_SUBMISSIONID_file` (the student's name without spaces, lower case; `student_late_...` for a
+# late hand-in); `lms_id` and `late` groups of any pattern are kept with the student's results.
+PRESETS = {"canvas": r"^(?P<student>[^_]+)_(?:(?P<late>late)_)?(?P<lms_id>\d+)_\d+_"}
+
+
 def _compile(pattern: str | None) -> re.Pattern[str] | None:
     if pattern is None:
         return None
     try:
-        return re.compile(pattern)
+        return re.compile(PRESETS.get(pattern, pattern))
     except re.error as exc:
         raise RosterError("roster.bad_pattern", pattern=pattern, error=str(exc)) from None
 

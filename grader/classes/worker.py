@@ -80,11 +80,13 @@ def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers:
 
 def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader) -> dict[str, Any]:
     """Grade one student; every outcome is an answer: {"student", "result"}, the result a graded run or
-    why there is none (the student's files, or our fault, which is graded again next run)."""
+    why there is none (the student's files, or our fault, which is graded again next run). The page shows
+    what the request's `shown` release policy lets students see (grader.results.release)."""
     from grader.messages.catalogue import Msg
     from grader.render import html
     from grader.render.atomic import write_atomic
     from grader.results import SubmissionResult, Ungraded, to_json
+    from grader.results.release import withheld
 
     try:
         outcome: SubmissionResult = grader.outcome([Path(f) for f in job["files"]], exercises, seed=job["seed"],
@@ -92,5 +94,5 @@ def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader
     except Exception as exc:  # a grader bug: recorded, and the submission is graded again next run
         outcome = Ungraded("error", Msg("batch.grader_error", {"error": f"{type(exc).__name__}: {exc}"}))
     if not isinstance(outcome, Ungraded):
-        write_atomic(Path(job["page"]), html.render(outcome))
+        write_atomic(Path(job["page"]), html.render(withheld(outcome, job["shown"])))
     return {"student": job["student"], "result": to_json(outcome)}

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from grader import __version__
-from grader.cli import batch, ci, export, grade, gradescope, listing, merge, similar
+from grader.cli import adjust, batch, ci, export, grade, gradescope, listing, merge, release, similar
 from grader.cli.options import spoken, warn
 from grader.judge.launcher import BLAS_THREADS
 from grader.messages import catalogue
@@ -66,8 +66,10 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
     grade EXERCISE SUBMISSION   grade a .py module or .ipynb notebook
     grade list                  the exercises, their titles and points
     grade batch SOURCE... -o D  grade a whole class into a gradebook
-    grade export D              re-render a gradebook (csv, jsonl, gradescope, html, mistakes)
+    grade export D              re-render a gradebook (csv, jsonl, html, ...) or an LMS import file
     grade merge D SHARD...      combine the gradebooks of shards
+    grade adjust D S EX POINTS  set a student's exercise score by hand (--by, --why)
+    grade release D             show students their full feedback (after --before-release)
     grade similar D             rank the look-alike submissions of a graded class
     grade gradescope            grade inside Gradescope's autograder
     grade ci [FILES]...         grade a course repository in CI ([tool.grader])
@@ -79,7 +81,8 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
 
 
 for _command in (listing.list_command, grade.exercise_command, batch.batch_command, export.export_command,
-                 merge.merge_command, similar.similar_command, gradescope.gradescope_command, ci.ci_command):
+                 merge.merge_command, similar.similar_command, gradescope.gradescope_command, ci.ci_command,
+                 adjust.adjust_command, release.release_command):
     cli.add_command(_command)
 
 

@@ -13,6 +13,8 @@ from grader.cli import similar
 from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak, warn
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interrupted, writing
+from grader.render.text import one_line
+from grader.results.release import POLICIES, Policy
 
 
 @click.command("batch")
@@ -24,7 +26,8 @@ from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interru
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
               help="Submissions graded at a time.")
 @click.option("--student-pattern", metavar="REGEX",
-              help="Name students from file names, e.g. '^(?P<student>[^_]+)_' for LMS downloads.")
+              help="Name students from file names, e.g. '^(?P<student>[^_]+)_' for LMS downloads; `canvas` for "
+                   "Canvas's (its user ids and late hand-ins are kept for `grade export --format canvas`).")
 @click.option("--shard", metavar="K/N|auto",
               help="Grade only the K-th of N deterministic parts of the class; `auto` reads K/N from a Slurm "
                    "job array or a Kubernetes Indexed Job (docs/cluster.md).")
@@ -38,10 +41,14 @@ from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interru
               help="Then rank the look-alike submissions, as `grade similar OUTDIR` does.")
 @click.option("--boilerplate", multiple=True, type=click.Path(path_type=Path), metavar="FILE",
               help=similar.BOILERPLATE_HELP)
+@click.option("--before-release", type=click.Choice(POLICIES), default=None,
+              help="What students' pages show until `grade release OUTDIR`: score, verdicts or everything "
+                   "[default: as set by an earlier run, else everything].")
 @lang_option()
 def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int, student_pattern: str | None,
                   shard: str | None, shards: int | None, force: bool, timeout: float, seed: int | None,
-                  look_alike: bool, boilerplate: tuple[Path, ...], lang: str | None) -> int:
+                  look_alike: bool, boilerplate: tuple[Path, ...], lang: str | None,
+                  before_release: Policy | None) -> int:
     """Grade a class: SOURCE is a folder of files, a folder of per-student folders, or a zip.
 
     Each result is committed to OUTDIR/gradebook.sqlite when it is final; run the same command again
@@ -50,7 +57,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     """
     import shutil
 
-    from grader.classes import pool, roster
+    from grader.classes import adjustments, pool, release, roster
+    from grader.classes.definitions import fingerprints
     from grader.classes.gradebook import FILENAME, Gradebook
     from grader.render.batch_report import Progress, summary
 
@@ -70,9 +78,14 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             students = [s for s in students if roster.in_shard(s.name, part)]
         for item in skipped:
             warn(catalogue.text(item.reason.key, lang, **item.reason.args))
+        definitions = fingerprints(chosen)
         with Gradebook(outdir / FILENAME) as book:
-            jobs_to_do, already = pool.pending(book, students, ids, force, seed)
-            tally = pool.Tally(already=already)
+            setting, policy_changed = release.choose(book, before_release)
+            todo = pool.pending(book, students, ids, definitions, force, seed)
+            for exercise, count in todo.changed.items():
+                warn(catalogue.text("batch.definition_changed", lang, exercise=exercise, count=count))
+            jobs_to_do = todo.jobs
+            tally = pool.Tally(already=todo.already)
             progress = Progress(len(jobs_to_do), sys.stderr, enabled=sys.stderr.isatty())
 
             def recorded(entry: Any) -> None:
@@ -83,19 +96,25 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             interrupted = False
             try:
                 pool.run(book, jobs_to_do, chosen, outdir, workers=jobs, timeout=timeout, lang=lang,
-                         on_result=recorded, zygotes=zygotes)
+                         on_result=recorded, zygotes=zygotes, definitions=definitions,
+                         shown=setting.shown)
             except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
                 interrupted = True
             progress.finish()
             if not interrupted:
                 pool.keep_code(book, students)
-            index = pool.publish(outdir, book.latest(pool.exercise_set(ids)), lang, rewrite_pages=False)
+            entries = book.latest(pool.exercise_set(ids))
+            for drift in adjustments.drifted(entries):  # a person's grade over a score the grader changed
+                warn(catalogue.text(drift.key, lang, **drift.args))
+            index = pool.publish(outdir, entries, lang, rewrite_pages=policy_changed, shown=setting.shown)
         shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started
     counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
               "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
               "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
     click.echo(summary(counts, str(index), lang))
+    if setting.shown != "everything":
+        click.echo(catalogue.text("release.kept", lang, policy=setting.shown, path=one_line(outdir)))
     if look_alike and not interrupted:
         with writing():
             similar.compare(outdir, boilerplate, similar.THRESHOLD, lang)

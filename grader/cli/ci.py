@@ -37,6 +37,7 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     Exit 0 at or above the configuration's threshold, 1 below, 2 when it cannot grade.
     """
     from grader.integrations import ci
+    from grader.results.release import withheld
 
     told = speak(lang)
     config = ci.load_config(ci.find_config(config_path))
@@ -50,6 +51,7 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
         run = grader.grade(list(sources), grader.select(config.exercises), seed=seed, lang=lang,
                            timeout=config.timeout)
     passed = ci.passed(run.score, run.max_score, config.threshold)
+    run = withheld(run, config.before_release)  # every output below is one a student reads
     page = (pages_dir or config.pages) / f"{Path(run.submission.path).stem}.html"
     if summary_path is None and os.environ.get("GITHUB_STEP_SUMMARY"):
         summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])

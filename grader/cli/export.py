@@ -1,37 +1,56 @@
 """`grade export OUTDIR --format F`: a gradebook rendered again, without grading anything.
 
-Every format is one row of FORMATS: how it renders the class's latest entries, and whether it writes
-one file (stdout by default) or a folder of them.
+Every format is one row of FORMATS: how it renders the class's latest entries, whether it writes
+one file (stdout by default) or a folder of them, and which of the LMS options it reads (`canvas`,
+`moodle`, `lms`: grader.classes.lms and grader.classes.canvas); an option given to a format that does not
+read it is refused rather than silently ignored.
 """
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import click
+from click.core import ParameterSource
 
-from grader.cli.options import lang_option, speak
+from grader.cli.options import lang_option, speak, warn
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
 from grader.render.text import json_text, one_line
 
 if TYPE_CHECKING:
     from grader.classes.gradebook import Entry
+    from grader.classes.lms import Identities, Report
 
-Write = Callable[[Path, Sequence["Entry"], Path | None, str], None]
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What the LMS formats read beside the gradebook."""
+
+    gradebook: Path | None = None  # the course's Canvas gradebook export
+    assignment: str | None = None  # its column to fill (canvas), the grade column's header (moodle)
+    roster: Path | None = None  # our student names -> their LMS identities
+    identifier: str | None = None  # the roster column that names a student to the LMS
+    scale: bool = True  # canvas: our points scaled to the column's Points Possible
+    late_penalty: float = 0.0  # percent off a late hand-in's grade
+
+
+Write = Callable[[Path, Sequence["Entry"], Path | None, str, ExportOptions], None]
 
 
 class Format(NamedTuple):
     help: str
     write: Write
+    reads: tuple[str, ...] = ()  # the options of ExportOptions it reads
 
 
 def _table(module: str, render: str) -> Write:
     """A format that is one text, rendered by `module.render(entries)`: to the file asked for, else to
     stdout. The renderer is imported only when its format is asked for."""
 
-    def write(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
+    def write(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
         from grader.render.atomic import write_atomic
 
         text: str = getattr(importlib.import_module(module), render)(entries)
@@ -43,23 +62,75 @@ def _table(module: str, render: str) -> Write:
     return write
 
 
-def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
+def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
     """A results.json per student, as `grade gradescope` writes it."""
+    from grader.classes import release
     from grader.classes.gradebook import page_name
     from grader.render import gradescope
     from grader.render.atomic import write_atomic
 
     folder = output or outdir / "gradescope"
+    shown = release.shown_at(outdir)  # what students see before `grade release`, as Gradescope's visibility
     for entry in entries:
         name = Path(page_name(entry.student)).with_suffix(".json").name
-        write_atomic(folder / name, json_text(gradescope.results(entry.outcome, lang), indent=2))
+        write_atomic(folder / name, json_text(gradescope.results(entry.outcome, lang, shown), indent=2))
     click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
 
 
-def _html(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str) -> None:
-    from grader.classes import pool
+def _html(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
+    from grader.classes import pool, release
 
-    pool.publish(output or outdir, entries, lang, rewrite_pages=True)
+    pool.publish(output or outdir, entries, lang, rewrite_pages=True, shown=release.shown_at(outdir))
+
+
+def _canvas(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+    """Canvas's own gradebook export with the assignment column filled: every other byte as it was."""
+    from grader.classes import canvas
+
+    if options.gradebook is None or options.assignment is None:
+        raise GraderError("lms.needs_option", format="canvas", option="--gradebook, --assignment")
+    filled = canvas.fill(options.gradebook, entries, _roster(options), options.assignment, scale=options.scale,
+                         late_penalty=options.late_penalty)
+    _emit(output, filled.data, filled.report, lang, options, filled.column)
+
+
+def _moodle(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+    """Moodle's grade import: identifier, grade, feedback."""
+    from grader.classes import lms
+
+    roster = _roster(options)
+    if roster is None:
+        raise GraderError("lms.needs_option", format="moodle", option="--roster")
+    text, report = lms.moodle_csv(entries, roster, options.identifier or "email", options.assignment or "Grade",
+                                  options.late_penalty, lang)
+    _emit(output, text.encode("utf-8"), report, lang, options)
+
+
+def _lms(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+    """The generic LMS CSV: identifier, grade, max_grade, late, feedback."""
+    from grader.classes import lms
+
+    text, report = lms.lms_csv(entries, _roster(options), options.identifier, options.late_penalty, lang)
+    _emit(output, text.encode("utf-8"), report, lang, options)
+
+
+def _roster(options: ExportOptions) -> Identities | None:
+    from grader.classes import lms
+
+    return lms.read_roster(options.roster) if options.roster is not None else None
+
+
+def _emit(output: Path | None, data: bytes, report: Report, lang: str, options: ExportOptions,
+          column: str | None = None) -> None:
+    """The file, exactly these bytes (to stdout by default), then the report on stderr."""
+    from grader.render.atomic import write_atomic
+
+    if output is None:
+        click.echo(data, nl=False)
+    else:
+        write_atomic(output, data)
+    for line in report.lines(lang, options.late_penalty, column):
+        warn(line)
 
 
 FORMATS = {
@@ -68,7 +139,15 @@ FORMATS = {
     "mistakes": Format("the common mistakes as CSV", _table("grader.render.mistakes", "mistakes_csv")),
     "gradescope": Format("a results.json per student", _gradescope),
     "html": Format("the pages and the overview", _html),
+    "canvas": Format("Canvas's gradebook export with one assignment filled", _canvas,
+                     ("gradebook", "assignment", "roster", "scale", "late_penalty")),
+    "moodle": Format("Moodle's grade import CSV", _moodle, ("assignment", "roster", "identifier", "late_penalty")),
+    "lms": Format("a generic LMS CSV (identifier, grade, max_grade, late, feedback)", _lms,
+                  ("roster", "identifier", "late_penalty")),
 }
+# The option each ExportOptions field comes from, to name it when a format does not read it.
+LMS_OPTIONS = {"gradebook": "--gradebook", "assignment": "--assignment", "roster": "--roster",
+               "identifier": "--identifier", "scale": "--scale/--no-scale", "late_penalty": "--late-penalty"}
 
 
 @click.command("export")
@@ -76,16 +155,38 @@ FORMATS = {
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), required=True,
               help="; ".join(f"{name}: {spec.help}" for name, spec in FORMATS.items()) + ".")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="File (csv, jsonl, mistakes; default stdout) or folder (gradescope, html; default inside OUTDIR).")
+              help="File (csv, jsonl, mistakes, canvas, moodle, lms; default stdout) or folder (gradescope, html; "
+                   "default inside OUTDIR).")
+@click.option("--gradebook", type=click.Path(path_type=Path), metavar="CANVAS.csv",
+              help="canvas: the course's gradebook exported from Canvas (Grades → Export → CSV), filled in.")
+@click.option("--assignment", metavar="COLUMN",
+              help="canvas: the assignment column to fill (its header, its name without ` (id)`, or its id); "
+                   "moodle: the grade column's header (default Grade).")
+@click.option("--roster", type=click.Path(path_type=Path), metavar="FILE",
+              help="CSV mapping the `student` column (our names) to email, username, idnumber, canvas_id, sis_login.")
+@click.option("--identifier", metavar="COLUMN",
+              help="moodle: email, username or idnumber (default email); lms: the roster column that names a "
+                   "student (default id, else its first column besides student).")
+@click.option("--scale/--no-scale", default=True,
+              help="canvas: scale our points to the column's Points Possible (default), or write them as they are.")
+@click.option("--late-penalty", type=click.FloatRange(0, 100), default=0.0, metavar="PERCENT",
+              help="canvas, moodle, lms: take PERCENT off a late hand-in's grade (default 0: no penalty).")
 @lang_option()
-def export_command(outdir: Path, fmt: str, output: Path | None, lang: str | None) -> None:
-    """Render a batch's gradebook again, without grading anything."""
+@click.pass_context
+def export_command(ctx: click.Context, outdir: Path, fmt: str, output: Path | None, gradebook: Path | None,
+                   assignment: str | None, roster: Path | None, identifier: str | None, scale: bool,
+                   late_penalty: float, lang: str | None) -> None:
+    """Render a batch's gradebook again, without grading anything, or as a file an LMS imports."""
     from grader.classes.gradebook import FILENAME, Gradebook
 
     lang = speak(lang)
+    for name, option in LMS_OPTIONS.items():
+        if name not in FORMATS[fmt].reads and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
+            raise GraderError("lms.unused_option", option=option, format=fmt)
+    options = ExportOptions(gradebook, assignment, roster, identifier, scale, late_penalty)
     if not (outdir / FILENAME).is_file():
         raise GraderError("batch.no_gradebook", path=str(outdir))
     with writing():
         with Gradebook(outdir / FILENAME) as book:
             entries = book.latest()
-        FORMATS[fmt].write(outdir, entries, output, lang)
+        FORMATS[fmt].write(outdir, entries, output, lang, options)

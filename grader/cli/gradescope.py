@@ -9,6 +9,7 @@ from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
 from grader.render.text import json_text, one_line
+from grader.results.release import EVERYTHING, POLICIES, Policy
 
 
 @click.command("gradescope")
@@ -20,8 +21,12 @@ from grader.render.text import json_text, one_line
               help=EXERCISES_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True,
               help="Seconds the whole submission may take.")
+@click.option("--before-release", type=click.Choice(POLICIES), default=EVERYTHING, show_default=True,
+              help="What students see before the grades are published on Gradescope: score, verdicts or "
+                   "everything (the rest is shown after publishing).")
 @lang_option("Language of the feedback.")
-def gradescope_command(submission: Path, results: Path, spec: str, timeout: float, lang: str | None) -> None:
+def gradescope_command(submission: Path, results: Path, spec: str, timeout: float, lang: str | None,
+                       before_release: Policy) -> None:
     """Grade a submission inside Gradescope's autograder and write its results.json.
 
     Every .py and .ipynb in the submission folder is graded together. A submission that cannot be
@@ -39,7 +44,7 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         outcome = grader.outcome(submission_files(submission), grader.select(spec), lang=lang, timeout=timeout)
     written = results / "results.json"
     with writing():
-        write_atomic(written, json_text(gradescope.results(outcome, lang), indent=2))
+        write_atomic(written, json_text(gradescope.results(outcome, lang, before_release), indent=2))
     if isinstance(outcome, Ungraded):
         click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
                                   problem=one_line(catalogue.text(outcome.problem.key, lang, **outcome.problem.args))))

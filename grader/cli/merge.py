@@ -16,7 +16,7 @@ from grader.messages.errors import GraderError, writing
 @lang_option()
 def merge_command(outdir: Path, shards: tuple[Path, ...], lang: str | None) -> None:
     """Combine the gradebooks of `grade batch --shard` runs (their OUTDIRs) into OUTDIR, and render it."""
-    from grader.classes import pool
+    from grader.classes import pool, release
     from grader.classes.gradebook import FILENAME, Gradebook
 
     lang = speak(lang)
@@ -27,6 +27,7 @@ def merge_command(outdir: Path, shards: tuple[Path, ...], lang: str | None) -> N
         outdir.mkdir(parents=True, exist_ok=True)
         with Gradebook(outdir / FILENAME) as book:
             added = sum(book.merge(shard / FILENAME) for shard in shards)
-            index = pool.publish(outdir, book.latest(), lang, rewrite_pages=True)
+            release.adopt(book, [shard / FILENAME for shard in shards])
+            index = pool.publish(outdir, book.latest(), lang, rewrite_pages=True, shown=release.read(book).shown)
     click.echo(catalogue.text("batch.merged", lang, rows=added, shards=len(shards)))
     click.echo(catalogue.text("batch.index", lang, path=str(index)))

@@ -21,13 +21,14 @@ BOILERPLATE_HELP = "Code every student was given, besides the template and the b
 
 def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang: str) -> Path:
     """Compare the class of OUTDIR's gradebook and write its pages; returns the overview page."""
-    from grader.classes import pool, similarity
+    from grader.classes import pool, release, similarity
     from grader.classes.gradebook import FILENAME, Gradebook
     from grader.render import similar
 
     with Gradebook(outdir / FILENAME) as book:
         entries = book.latest()
         kept = book.code(entry.sha256 for entry in entries)
+        shown = release.read(book).shown
     codes = {entry.student: kept[entry.sha256] for entry in entries if entry.sha256 in kept}
     missing = len({entry.student for entry in entries} - set(codes))
     if missing:
@@ -35,7 +36,7 @@ def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang:
     found = similar.LookAlike(tuple(similarity.look_alikes(codes, similarity.given(boilerplate), threshold)),
                               threshold, len(codes))
     similar.write_pages(outdir, found, codes, lang)
-    index = pool.publish(outdir, entries, lang, rewrite_pages=False, look_alike=found)
+    index = pool.publish(outdir, entries, lang, rewrite_pages=False, shown=shown, look_alike=found)
     for line in similar.terminal_lines(found, lang):
         click.echo(one_line(line))
     click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,

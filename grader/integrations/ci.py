@@ -15,6 +15,8 @@ The keys (in `grader.toml`, at top level or under `[tool.grader]`; in `pyproject
     lang       "en" or "zh"                                         default: the locale
     pages      folder for the feedback pages                        default "grader-pages"
     exercise_folders  instructors' exercise folders (as `grade --exercises DIR`)  default none
+    before_release  what the outputs show: "score", "verdicts" or "everything"  default "everything"
+                    (grader.results.release; set it back to "everything" to release the feedback)
 
 The repository root is the folder that holds the configuration file.
 """
@@ -36,9 +38,10 @@ else:  # Gradescope's and Ubuntu 22.04's Python 3.10
 from grader.messages import catalogue
 from grader.messages.errors import GraderError
 from grader.results import percent
+from grader.results.release import EVERYTHING, POLICIES, Policy
 
 CONFIG_NAMES = ("grader.toml", "pyproject.toml")
-KEYS = ("exercises", "files", "threshold", "timeout", "lang", "pages", "exercise_folders")
+KEYS = ("exercises", "files", "threshold", "timeout", "lang", "pages", "exercise_folders", "before_release")
 DEFAULT_PAGES = "grader-pages"
 DEFAULT_TIMEOUT = 60.0
 _EXERCISE_ID = re.compile(r"[\w.-]+")  # as `grade list` shows them; no comma, space or line break
@@ -59,6 +62,7 @@ class Config:
     lang: str | None = None
     pages: Path = Path(DEFAULT_PAGES)  # already joined to root when relative
     exercise_folders: tuple[Path, ...] = ()  # joined to root
+    before_release: Policy = EVERYTHING  # what every output shows (grader.results.release)
 
 
 def find_config(explicit: Path | None, cwd: Path = Path(".")) -> Path:
@@ -148,9 +152,13 @@ def parse(table: Mapping[str, Any], path: Path) -> Config:
     folders = table.get("exercise_folders", [])
     if not (isinstance(folders, list) and all(isinstance(f, str) and f.strip() and _inside(f) for f in folders)):
         raise ConfigError("ci.config.bad_exercise_folders", path=shown, value=_shown(folders))
+    policy = next((p for p in POLICIES if p == table.get("before_release", EVERYTHING)), None)
+    if policy is None:
+        raise ConfigError("ci.config.bad_before_release", path=shown, value=_shown(table["before_release"]),
+                          choices=", ".join(POLICIES))
     return Config(path=path, root=root, files=tuple(files), exercises=spec, threshold=float(threshold),
                   timeout=float(timeout), lang=lang, pages=root / pages,
-                  exercise_folders=tuple(root / f for f in folders))
+                  exercise_folders=tuple(root / f for f in folders), before_release=policy)
 
 
 def _number(value: object) -> bool:

@@ -91,9 +91,9 @@ class _Lenient(dict[str, Any]):
 
 
 def _load() -> None:
-    from grader.messages import ci, classes, grading, page
+    from grader.messages import ci, classes, grading, lms, page
 
-    for area in (grading, page, classes, ci):
+    for area in (grading, page, classes, ci, lms):
         add_all(area.MESSAGES)
 
 

@@ -97,6 +97,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "cannot grade: {path}: lang must be one of {choices}, not {value}",
         "zh": "无法评分：{path}：lang 应为 {choices} 之一，而不是 {value}",
     },
+    "ci.config.bad_before_release": {
+        "en": "cannot grade: {path}: before_release must be one of {choices}, not {value}",
+        "zh": "无法评分：{path}：before_release 应为 {choices} 之一，而不是 {value}",
+    },
     "ci.config.bad_pages": {
         "en": "cannot grade: {path}: pages must be a folder name such as \"grader-pages\", not {value}",
         "zh": "无法评分：{path}：pages 应为文件夹名，例如 \"grader-pages\"，而不是 {value}",

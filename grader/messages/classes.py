@@ -18,6 +18,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "no gradebook in {path}: run `grade batch SOURCE -o {path}` first",
         "zh": "{path} 中没有成绩册：请先运行 `grade batch SOURCE -o {path}`",
     },
+    "batch.definition_changed": {
+        "en": "{exercise} changed since the last run: {count} {count:submission/submissions} to grade again "
+              "(their earlier results stay in the gradebook's history)",
+        "zh": "{exercise} 自上次运行以来已修改：{count} 份提交将重新评分（之前的结果保留在成绩册的历史中）",
+    },
     "batch.merged": {"en": "merged {shards} gradebooks: {rows} new results", "zh": "已合并 {shards} 个成绩册：新增 {rows} 条结果"},
     "batch.interrupted": {
         "en": "interrupted; every result so far is saved: run the same command to grade the rest",
@@ -31,6 +36,78 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the grading process stopped on this submission ({how}); it is graded again on the next run",
         "zh": "评分进程在该提交上中止（{how}）；下次运行时会重新评分",
     },
+    # -- grade adjust: a score a person sets (grader/classes/adjustments.py) and how every output shows it ------
+    "adjust.no_by": {
+        "en": "say who sets the score: --by NAME (it is kept in the gradebook and shown with the score)",
+        "zh": "请用 --by NAME 说明是谁设定该分数（记录在成绩册中，并与分数一同显示）",
+    },
+    "adjust.no_why": {
+        "en": "say why: --why TEXT (the student's page shows it beside the adjusted score)",
+        "zh": "请用 --why TEXT 说明原因（学生的反馈页会在调整后的分数旁显示）",
+    },
+    "adjust.too_long": {
+        "en": "{option} is longer than {max} characters; say it shorter",
+        "zh": "{option} 超过 {max} 个字符；请写得简短些",
+    },
+    "adjust.no_points": {
+        "en": "give the exercise's new score (POINTS), or --undo to take an adjustment back",
+        "zh": "请给出该练习的新分数（POINTS），或用 --undo 撤销调整",
+    },
+    "adjust.points_with_undo": {
+        "en": "--undo takes no POINTS: it gives the grader's own score back",
+        "zh": "--undo 不接受 POINTS：它会恢复评分器自己的分数",
+    },
+    "adjust.unknown_student": {
+        "en": "no student named {student} in the gradebook; `grade export OUTDIR --format csv` lists them",
+        "zh": "成绩册中没有名为 {student} 的学生；`grade export OUTDIR --format csv` 会列出所有学生",
+    },
+    "adjust.no_exercise": {
+        "en": "{student} has no graded result of exercise {exercise} (graded: {graded})",
+        "zh": "{student} 没有练习 {exercise} 的评分结果（已评分的练习：{graded}）",
+    },
+    "adjust.not_a_number": {
+        "en": "{points} is not a number: give exercise {exercise}'s new score, such as 7.5",
+        "zh": "{points} 不是数字：请给出练习 {exercise} 的新分数，例如 7.5",
+    },
+    "adjust.points_range": {
+        "en": "{points} is not a score of exercise {exercise}: give a number from 0 to {max:g}",
+        "zh": "{points} 不是练习 {exercise} 的有效分数：请给出 0 到 {max:g} 之间的数",
+    },
+    "adjust.nothing_to_undo": {
+        "en": "{student}'s exercise {exercise} has no adjustment to take back",
+        "zh": "{student} 的练习 {exercise} 没有可以撤销的调整",
+    },
+    "adjust.done": {
+        "en": "{student} {exercise}: {before:g} -> {after:g} of {max:g} points, set by {by} (the grader's own "
+              "score: {own:g})",
+        "zh": "{student} {exercise}：{before:g} -> {after:g} 分（满分 {max:g}），由 {by} 设定（评分器自己的分数：{own:g}）",
+    },
+    "adjust.undone": {
+        "en": "{student} {exercise}: adjustment taken back, {before:g} -> {after:g} of {max:g} points (the "
+              "grader's own score)",
+        "zh": "{student} {exercise}：已撤销调整，{before:g} -> {after:g} 分（满分 {max:g}，评分器自己的分数）",
+    },
+    "adjust.drifted": {
+        "en": "{student} {exercise}: the grader's own score is now {now:g}, it was {then:g} when {by} adjusted it to "
+              "{points:g} ({date}); the adjusted score stays: run `grade adjust` again to change it",
+        "zh": "{student} {exercise}：评分器自己的分数现为 {now:g}，{by} 将其调整为 {points:g} 时（{date}）为 "
+              "{then:g}；调整后的分数保持不变：如需更改，请再次运行 `grade adjust`",
+    },
+    "adjust.by": {
+        "en": "Adjusted by {by} on {date}: {why}",
+        "zh": "由 {by} 于 {date} 调整：{why}",
+    },
+    "adjust.own": {
+        "en": "The grader's own score: {own:g} / {max:g}",
+        "zh": "评分器自己的分数：{own:g} / {max:g}",
+    },
+    "adjust.own_changed": {
+        "en": "The grader's own score: {now:g} / {max:g} (it was {then:g} when the score was adjusted)",
+        "zh": "评分器自己的分数：{now:g} / {max:g}（调整分数时为 {then:g}）",
+    },
+    "adjust.mark": {"en": "adjusted by a person", "zh": "已人工调整"},
+    "adjust.marked": {"en": "adjusted: {exercises}", "zh": "已调整：{exercises}"},
+    "adjust.test_name": {"en": "{exercise} · adjusted by a person", "zh": "{exercise} · 人工调整"},
     # -- Gradescope results.json (grader/render/gradescope.py) -------------------------------------------------
     "gradescope.test_name": {"en": "{exercise} · {title}", "zh": "{exercise} · {title}"},
     "gradescope.skipped": {
@@ -82,6 +159,17 @@ MESSAGES: dict[str, dict[str, str]] = {
               "If this message stays, tell your instructor.",
         "zh": "没有任何内容可以评分，因此得分为 0。请上传你的 .py 模块或 .ipynb 笔记本（笔记本必须能在 Jupyter 中"
               "打开；若打不开，请在 Jupyter 中重新保存），然后重新提交。如果仍然出现此消息，请告诉老师。",
+    },
+    "gradescope.details_name": {"en": "{exercise} · {title} (details)", "zh": "{exercise} · {title}（详细反馈）"},
+    "gradescope.submission_details": {"en": "Your submission (details)", "zh": "你的提交（详细反馈）"},
+    # -- feedback released when the course says (grader/classes/release.py, `grade release`) ------------------
+    "release.kept": {
+        "en": "before release, students see: {policy} (`grade release {path}` shows them everything)",
+        "zh": "公布前学生可见：{policy}（运行 `grade release {path}` 后可见全部反馈）",
+    },
+    "release.done": {
+        "en": "feedback released: {count} {count:page/pages} written in full in {path}",
+        "zh": "反馈已公布：{path} 中的 {count} 个反馈页已完整重写",
     },
     # -- the class overview (grader.render.classbook): index.html and why a submission has no result ---------
     "index.title": {"en": "Class results: {exercises}", "zh": "全班成绩：{exercises}"},

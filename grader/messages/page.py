@@ -123,4 +123,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "page.side.yours": {"en": "your SelfAttention_v1", "zh": "你的 SelfAttention_v1"},
     "page.side.expected": {"en": "expected (v2's weights)", "zh": "预期（v2 的权重）"},
     "term.total": {"en": "Total", "zh": "总分"},
+    # What stands in for withheld detail until the course releases it (grader.results.release).
+    "release.withheld": {"en": "Details are released later.", "zh": "详细反馈稍后公布。"},
+    "release.all_checks": {"en": "All checks", "zh": "全部检查"},
 }

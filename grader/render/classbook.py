@@ -31,18 +31,29 @@ LEFT_PX, TOP_PX, BOTTOM_PX = 44, 20, 44  # room for the y axis, the top bar's co
 
 # -- the spreadsheet and the JSON lines ----------------------------------------------------------------
 def grades_csv(entries: Sequence[Entry]) -> str:
-    """One row per student: the score of each exercise, the total, the maximum and the status. Every
-    cell goes through csv_text: `cat grades.csv` shows a student's file name and a spreadsheet
-    displays it, under any separator; neither obeys it."""
+    """One row per student: the score of each exercise, the total, the maximum, the status, the exercises
+    whose score a person adjusted, and whether the LMS named the hand-in late. Every cell goes through
+    csv_text: `cat grades.csv` shows a student's file name and a spreadsheet displays it, under any
+    separator; neither obeys it."""
     ids = exercise_ids(entries)
-    header = ("student", *ids, "total", "max_score", "status")
+    header = ("student", *ids, "total", "max_score", "status", "adjusted", "late")
     return csv_text([header, *(_grades_row(entry, ids) for entry in entries)])
 
 
 def _grades_row(entry: Entry, ids: Sequence[str]) -> tuple[str, ...]:
     scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
     return (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score), decimal(entry.max_score),
-            entry.status)
+            entry.status, "; ".join(map(adjusted_note, entry.run.adjusted if entry.run else ())),
+            "yes" if entry.late else "no")
+
+
+def adjusted_note(exercise: ExerciseResult) -> str:
+    """An adjusted exercise as grades.csv lists it: its id, and the grader's own score then and now where a
+    regrade changed it since the adjustment."""
+    then = exercise.adjustment.own_score if exercise.adjustment else exercise.own_score
+    if math.isclose(then, exercise.own_score, abs_tol=1e-9):
+        return exercise.id
+    return f"{exercise.id} (own score {decimal(then)} when adjusted, {decimal(exercise.own_score)} now)"
 
 
 def results_jsonl(entries: Sequence[Entry]) -> str:

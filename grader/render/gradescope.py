@@ -4,6 +4,12 @@ Gradescope reads /autograder/results/results.json after run_autograder ends (aut
 specification, https://gradescope-autograders.readthedocs.io/en/latest/specs/). Everything here is
 plain text ("output_format": "text"), so nothing a submission prints or raises can become markup or
 a link on the student's results page; control characters and terminal escapes are removed as well.
+
+What students see before the course releases its feedback (grader.results.release) maps onto the spec's
+`visibility` (docs/instructors.md, "Feedback released when the course says"): the visible tests are those
+of the withheld result; each check's whole test follows as `after_published`, which Gradescope shows once
+the instructor publishes the grades, without points of its own, so the tests still add up to the score.
+The total is the top-level `score`, and the visible `output` says it too.
 """
 from __future__ import annotations
 
@@ -13,35 +19,40 @@ from grader import __version__
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg, in_lang
 from grader.render.text import cell_problems, clean
-from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionResult, Ungraded
+from grader.results import Adjustment, CheckResult, ExerciseResult, RunResult, SubmissionResult, Ungraded
+from grader.results.release import EVERYTHING, Policy, withheld
 
 TEXT = "text"
 VISIBLE = "visible"
+AFTER_PUBLISHED = "after_published"
 # The spec: "By default, anything printed to standard output is recorded and only shown to
 # instructors, for debugging purposes." Said explicitly: what a student reads is in "output".
 STDOUT_VISIBILITY = "hidden"
 
 
-def results(outcome: SubmissionResult, lang: str) -> dict[str, Any]:
-    """results.json for a graded run, or, when the submission could not be graded, a zero score
-    whose output says why and what to do, so the student never faces a bare error."""
+def results(outcome: SubmissionResult, lang: str, shown: Policy = EVERYTHING) -> dict[str, Any]:
+    """results.json for a graded run, what `shown` lets students see now visible and the rest once the
+    grades are published; or, when the submission could not be graded, a zero score whose output says
+    why and what to do, so the student never faces a bare error."""
     if isinstance(outcome, Ungraded):
         return _ungradable(outcome.problem, lang)
     if not isinstance(outcome, RunResult):
         raise ValueError("results() needs a run or the problem that prevented one")
-    return _graded(outcome, lang)
+    return _graded(outcome, lang, shown)
 
 
-def _graded(run: RunResult, lang: str) -> dict[str, Any]:
+def _graded(run: RunResult, lang: str, shown: Policy) -> dict[str, Any]:
+    seen = withheld(run, shown)
     return {
         "score": run.score,
         "execution_time": round(run.duration_s),  # the spec's example is whole seconds
-        "output": _summary(run, lang),
+        "output": _summary(seen, lang),
         "output_format": TEXT,
         "visibility": VISIBLE,
         "stdout_visibility": STDOUT_VISIBILITY,
-        "tests": [_test(exercise, number, check, lang)
-                  for exercise in run.exercises for number, check in enumerate(exercise.checks, 1)],
+        "tests": _tests(seen, lang)
+        + [_adjustment_test(e, e.adjustment, lang) for e in run.adjusted if e.adjustment]
+        + ([] if seen is run else _published(run, lang)),
         "extra_data": {
             "grader_version": run.grader_version,
             "seed": run.seed,
@@ -50,6 +61,26 @@ def _graded(run: RunResult, lang: str) -> dict[str, Any]:
             "protections": list(run.protections),
         },
     }
+
+
+def _tests(run: RunResult, lang: str) -> list[dict[str, Any]]:
+    return [_test(exercise, number, check, lang)
+            for exercise in run.exercises for number, check in enumerate(exercise.checks, 1)]
+
+
+def _published(run: RunResult, lang: str) -> list[dict[str, Any]]:
+    """The whole feedback, for once the grades are published: each check's test without its points (the
+    visible tests hold them), and the submission's own details (cells that did not run) where there are any."""
+    checks = [(exercise, check) for exercise in run.exercises for check in exercise.checks]
+    tests = [{**{key: value for key, value in test.items() if key not in ("score", "max_score")},
+              "name": catalogue.text("gradescope.details_name", lang, exercise=exercise.id,
+                                     title=clean(in_lang(check.titles, check.title, lang))),
+              "visibility": AFTER_PUBLISHED}
+             for test, (exercise, check) in zip(_tests(run, lang), checks)]
+    if cell_problems(run, lang):
+        tests.append({"name": catalogue.text("gradescope.submission_details", lang), "name_format": TEXT,
+                      "output": _summary(run, lang), "output_format": TEXT, "visibility": AFTER_PUBLISHED})
+    return tests
 
 
 def _ungradable(problem: Msg, lang: str) -> dict[str, Any]:
@@ -79,6 +110,24 @@ def _test(exercise: ExerciseResult, number: int, check: CheckResult, lang: str) 
         "name_format": TEXT,
         "number": f"{exercise.id}.{number}",
         "output": _check_output(check, lang),
+        "output_format": TEXT,
+        "tags": [exercise.id],
+        "visibility": VISIBLE,
+    }
+
+
+def _adjustment_test(exercise: ExerciseResult, adjustment: Adjustment, lang: str) -> dict[str, Any]:
+    """A score a person set (`grade adjust`) as one more test of its exercise, worth the difference from the
+    checks' sum, so the exercise's tests add up to the adjusted score; its output says who, when and why."""
+    output = [catalogue.text("adjust.by", lang, by=adjustment.by, date=adjustment.at[:10], why=adjustment.why),
+              catalogue.text("adjust.own", lang, own=exercise.own_score, max=exercise.max_score)]
+    return {
+        "score": exercise.score - exercise.own_score,
+        "max_score": 0.0,
+        "name": catalogue.text("adjust.test_name", lang, exercise=exercise.id),
+        "name_format": TEXT,
+        "number": f"{exercise.id}.adjusted",
+        "output": clean("\n".join(output)),
         "output_format": TEXT,
         "tags": [exercise.id],
         "visibility": VISIBLE,

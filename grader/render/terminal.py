@@ -73,6 +73,11 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
     for exercise in run.exercises:
         header = ljust(one_line(exercise.id), lead) + one_line(exercise.title)
         lines.append(row(header, _points(exercise.score, exercise.max_score), style(header, bold=True)))
+        if exercise.adjustment:  # a gradebook's run (grade adjust): the person's score, and the grader's own
+            note = catalogue.text("adjust.by", lang, by=exercise.adjustment.by, date=exercise.adjustment.at[:10],
+                                  why=exercise.adjustment.why)
+            own = catalogue.text("adjust.own", lang, own=exercise.own_score, max=exercise.max_score)
+            lines.append(_INDENT + one_line(f"{note} ({own})"))
         for check in exercise.checks:
             status = statuses[check.status]
             gap = " " * (lead - width(_INDENT + status))

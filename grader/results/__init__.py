@@ -16,6 +16,7 @@ from grader.results.bounds import (
 )
 from grader.results.cells import cell_at, count_cells, deepest_frame, frames_of, stopped_because, where
 from grader.results.model import (
+                                   Adjustment,
                                    CellRecord,
                                    CellStatus,
                                    CheckResult,
@@ -32,6 +33,6 @@ from grader.results.serial import NON_FINITE, REPORT_TYPE, from_json, outcome_fr
 
 __all__ = ["EVIDENCE_CHARS", "FILES", "ITEMS", "LEFT_OUT", "LISTED_PROBLEMS", "MAGICS", "MESSAGE_CHARS", "SHORT_CHARS",
            "SOURCE_CHARS", "SOURCES_CHARS", "TEXT_CHARS", "bounded", "capped", "cell_at", "count_cells",
-           "deepest_frame", "frames_of", "stopped_because", "where", "CellRecord", "CellStatus", "CheckResult",
+           "deepest_frame", "frames_of", "stopped_because", "where", "Adjustment", "CellRecord", "CellStatus", "CheckResult",
            "ExerciseResult", "SubmissionResult", "RunResult", "Status", "SubmissionInfo", "SubmissionStatus", "Ungraded",
            "percent", "NON_FINITE", "REPORT_TYPE", "from_json", "outcome_from_json", "to_json"]

@@ -41,6 +41,19 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class Adjustment:
+    """An exercise's score as a person set it (`grade adjust`), in place of the checks' sum: who, when
+    (ISO time), why, and the grader's own score of the exercise when they set it, so that a regrade that
+    changes the grader's score under it is told rather than hidden."""
+
+    points: float
+    by: str
+    why: str
+    at: str
+    own_score: float
+
+
+@dataclass(frozen=True)
 class ExerciseResult:
     id: str
     title: str
@@ -48,9 +61,17 @@ class ExerciseResult:
     checks: tuple[CheckResult, ...]
     titles: dict[str, str] = field(default_factory=dict)  # every language, as CheckResult.messages
     statements: dict[str, str] = field(default_factory=dict)
+    # A person's score in place of the checks' sum; a gradebook adds it when read (grader.classes.adjustments).
+    adjustment: Adjustment | None = None
 
     @property
     def score(self) -> float:
+        """The exercise's score: a person's where they adjusted it, else the grader's own."""
+        return self.adjustment.points if self.adjustment else self.own_score
+
+    @property
+    def own_score(self) -> float:
+        """What the checks gave, whatever a person set."""
         return sum(c.score for c in self.checks)
 
     @property
@@ -123,6 +144,11 @@ class RunResult:
     @property
     def full_marks(self) -> bool:
         return all(c.status in ("passed", "skipped") for e in self.exercises for c in e.checks)
+
+    @property
+    def adjusted(self) -> tuple[ExerciseResult, ...]:
+        """The exercises whose score a person set."""
+        return tuple(e for e in self.exercises if e.adjustment)
 
     @property
     def grader_fault(self) -> bool:

@@ -10,6 +10,7 @@ from grader.messages.catalogue import Msg
 from grader.results.bounds import bounded
 from grader.results.cells import count_cells
 from grader.results.model import (
+    Adjustment,
     CellRecord,
     CheckResult,
     ExerciseResult,
@@ -22,6 +23,7 @@ from grader.results.model import (
 REPORT_TYPE = "$report_type"
 
 def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
+    """`adjustment` only where a person set the score, so a result nobody adjusted reads as it always did."""
     return {
         "id": exercise.id,
         "title": exercise.title,
@@ -31,6 +33,7 @@ def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
         "score": exercise.score,
         "max_score": exercise.max_score,
         "checks": [_plain(c) for c in exercise.checks],
+        **({"adjustment": _plain(exercise.adjustment)} if exercise.adjustment else {}),
     }
 
 
@@ -111,6 +114,7 @@ def from_json(data: dict[str, Any]) -> RunResult:
             ExerciseResult(
                 id=e["id"], title=e["title"], statement=e["statement"], titles=e["titles"],
                 statements=e["statements"], checks=tuple(CheckResult(**c) for c in e["checks"]),
+                adjustment=Adjustment(**e["adjustment"]) if e.get("adjustment") else None,
             )
             for e in data["exercises"]
         ),
