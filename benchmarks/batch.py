@@ -54,7 +54,7 @@ FLOOR = "floor"
 FLOOR_EXERCISE = '''"""Written by benchmarks/batch.py for `--sets floor`: a check that asks the sandbox nothing."""
 import types
 
-from grader.checks.exercise import Exercise, passed
+from grader.checks import Exercise, passed
 
 EXERCISE = Exercise(
     id="floor", group="bench", reference=types.ModuleType("nothing"),

@@ -1,1 +1,1 @@
-"""The exercises, one module each (see grader.checks.exercise.discover); modules starting with _ are helpers."""
+"""The exercises, one module each (see grader.judge.exercise.discover); modules starting with _ are helpers."""

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 import torch
 import torch.nn.functional as F
 
-from grader.checks.tensors import close
+from grader.checks import close
 
 MAX_WIDTH = 4096  # the widest input the judge draws for a width it reads from a submission's weights
 

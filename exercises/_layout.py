@@ -27,8 +27,7 @@ from exercises._attention import (
     per_head,
     reproduces,
 )
-from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj
+from grader.checks import Obj, SandboxClient
 
 MAX_TRIALS = 1000  # role assignments tried on one module (4! x 4! for a MultiHeadAttention with biases)
 MAX_DRAWN = 1 << 24  # weight elements the judge draws to find a module's roles (GPT-2's attention: 2.4M)

@@ -27,11 +27,7 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from grader.checks.exercise import Verdict, failed
-from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj, ProbeFailure
-from grader.judge.scratch import Copied, Sibling
-from grader.messages.catalogue import Msg
+from grader.checks import Copied, Msg, Obj, ProbeFailure, SandboxClient, Sibling, Verdict, failed
 
 TEXT_FILE = Path(__file__).resolve().parent / "data" / "input.txt"
 TEXT_NAME = TEXT_FILE.name

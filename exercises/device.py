@@ -28,22 +28,11 @@ from typing import Any
 
 import torch
 
-from grader.checks import class_definitions
-from grader.checks.answers import build, classes, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed, skipped
-from grader.checks.tensors import ATOL, RTOL, close, comparison, computes_nothing, constant, max_diff, sample
-from grader.judge.accelerator import judge_accelerator
-from grader.judge.client import SandboxClient
-from grader.judge.probes import (
-    BadReturn,
-    BudgetExhausted,
-    Obj,
-    ProbeFailure,
-    ProbeTimeout,
-    StudentError,
-    describe_value,
+from grader.checks import (
+    ATOL, BadReturn, BudgetExhausted, Exercise, Msg, NotFound, Obj, Outcome, ProbeFailure, ProbeTimeout, RTOL,
+    SandboxClient, StudentError, build, class_definitions, classes, close, comparison, computes_nothing, constant,
+    describe_value, failed, judge_accelerator, max_diff, passed, sample, skipped, with_object,
 )
-from grader.messages.catalogue import Msg
 from solutions import chapter3
 
 # How each book class is built for these checks, and the input it takes.

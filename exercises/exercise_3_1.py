@@ -26,12 +26,10 @@ from exercises._attention import (
     student_state,
 )
 from exercises._layout import find_layout, roles_read
-from grader.checks.answers import build, found_in, function, instances, the_class, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import close, comparison, first_rows, max_diff
-from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj, StudentError
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, build, close, comparison, failed,
+    first_rows, found_in, function, instances, max_diff, passed, the_class, with_object,
+)
 from solutions import chapter3
 
 SHAPES = [(3, 2), (4, 4), (5, 3)]  # (d_in, d_out); the square one is where a missing .T hides

@@ -16,13 +16,11 @@ import torch
 
 from exercises._attention import MAX_WIDTH, Roles, map_heads, per_head
 from exercises._layout import computes_heads, neutral_projection, wrapper_layout
-from grader.checks.answers import build, function, instances, the_class, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
-from grader.judge.client import SandboxClient
-from grader.judge.grading import probe_failure_outcome
-from grader.judge.probes import Obj, ProbeFailure, StudentError
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    Exercise, Msg, NotFound, Obj, Outcome, ProbeFailure, SandboxClient, StudentError, build, close, comparison,
+    computes_nothing, constant, failed, function, instances, markdown_hint, max_diff, nan_tokens, passed,
+    probe_failure_outcome, the_class, with_object,
+)
 from solutions import chapter3
 
 WRAPPER = "MultiHeadAttentionWrapper"

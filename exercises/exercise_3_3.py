@@ -24,11 +24,11 @@ import torch
 from exercises._attention import Roles, attend, book_state, bug_of, reference_output, reproduces, with_out_proj
 from exercises._layout import map_attention
 from exercises.mask import bug_note
-from grader.checks.answers import function, instances, trainable_count, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, failed, markdown_hint, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, nan_tokens
-from grader.judge.client import SandboxClient
-from grader.judge.probes import BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, StudentError
+from grader.checks import (
+    BudgetExhausted, ChildCrashed, Exercise, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
+    close, comparison, computes_nothing, constant, failed, function, instances, markdown_hint, max_diff, nan_tokens,
+    passed, trainable_count, with_object,
+)
 from solutions import chapter3
 
 D_MODEL, HEADS, CONTEXT = 768, 12, 1024

@@ -12,11 +12,10 @@ from typing import Any
 import torch
 
 from exercises import _text
-from grader.checks.answers import with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import comparison
-from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj, describe_value
+from grader.checks import (
+    Exercise, NotFound, Obj, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
+    with_object,
+)
 from solutions import gpt_data
 
 SPLITS = ("train", "val")  # what the judge asks get_batch for

@@ -15,11 +15,10 @@ import torch
 from torch.nn import functional as F
 
 from exercises import _text
-from grader.checks.answers import the_class, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff
-from grader.judge.client import SandboxClient
-from grader.judge.probes import Obj, StudentError, describe_value
+from grader.checks import (
+    Exercise, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, close, comparison, computes_nothing,
+    constant, describe_value, failed, max_diff, passed, the_class, with_object,
+)
 from solutions import gpt_data
 
 CLASS = "BigramLanguageModel"

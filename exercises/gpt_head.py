@@ -29,13 +29,10 @@ from exercises._attention import (
     student_state,
 )
 from exercises._layout import find_layout, roles_read
-from grader.checks import signatures
-from grader.checks.answers import with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff
-from grader.judge.client import SandboxClient
-from grader.judge.probes import BadReturn, Obj, StudentError
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, arguments, canonical,
+    close, comparison, computes_nothing, constant, failed, max_diff, passed, with_object,
+)
 from solutions import gpt_attention
 
 HEAD_SIZES = (16, 8)  # the judge's head_size; the second one when the student's n_embd is the first
@@ -279,7 +276,7 @@ def build(sb: SandboxClient) -> Built:
     submission built is judged; without one, the message names the parameters not understood."""
     cls = _the_class(sb)
     params = [p for p in cls.info.get("params") or [] if isinstance(p, str)]
-    by_name = bool(signatures.arguments(params, dict.fromkeys(KNOWN)).kwargs)  # not the lecture's signature
+    by_name = bool(arguments(params, dict.fromkeys(KNOWN)).kwargs)  # not the lecture's signature
     instance = _instance(sb) if by_name else None
     if instance is None:
         try:
@@ -303,7 +300,7 @@ def build(sb: SandboxClient) -> Built:
 def _fresh(sb: SandboxClient, cls: Obj, params: list[str]) -> Built:
     """The class built by the judge, with the first of HEAD_SIZES that is not the head's n_embd."""
     for head_size in HEAD_SIZES:
-        call = signatures.arguments(params, _known(sb, params, head_size), ("head_size",))
+        call = arguments(params, _known(sb, params, head_size), ("head_size",))
         module = sb.construct(cls, *call.args, **call.kwargs)
         n_embd = _n_embd(module.info, head_size)
         if n_embd != head_size:
@@ -315,7 +312,7 @@ def _known(sb: SandboxClient, params: list[str], head_size: int) -> dict[str, An
     """The values a Head's constructor may ask for, by the lecture's names: the judge's head_size, and
     the notebook's own n_embd and block_size where the constructor takes them and the notebook has them
     (a class may use the parameter in one place and the global in another), else the lecture's."""
-    asked = {signatures.canonical(p) for p in params} & {"n_embd", "d_in", "block_size", "context_length"}
+    asked = {canonical(p) for p in params} & {"n_embd", "d_in", "block_size", "context_length"}
     told = sb.variables(list(GLOBALS)) if asked else {}
     n_embd, block_size = (_size(told.get(name), default) for name, default in GLOBALS.items())
     return {"head_size": head_size, "d_out": head_size, "n_embd": n_embd, "d_in": n_embd,
@@ -329,7 +326,7 @@ def _size(value: Any, default: int) -> int:
 def _not_understood(cls: Obj, params: list[str], error: StudentError) -> Verdict | None:
     """The parameters the grader did not understand, where a TypeError says the call did not fit them
     (None otherwise: the student's own error is the message)."""
-    unknown = signatures.arguments(params, dict.fromkeys(KNOWN), ("head_size",)).not_understood
+    unknown = arguments(params, dict.fromkeys(KNOWN), ("head_size",)).not_understood
     if not unknown or error.detail.get("type") != "TypeError":
         return None
     message = f"TypeError: {error.detail.get('message', '')}"[:300].rstrip(".")

@@ -20,12 +20,10 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from grader.checks.answers import classes, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
-from grader.judge.client import SandboxClient
-from grader.judge.probes import BadReturn, Obj, StudentError, describe_value
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, classes, close,
+    comparison, computes_nothing, constant, describe_value, failed, max_diff, passed, sample, with_object,
+)
 from solutions import gpt_attention
 
 DIM = 48

@@ -13,10 +13,9 @@ from typing import Any
 import torch
 
 from exercises import _text
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import comparison
-from grader.judge.client import SandboxClient
-from grader.judge.probes import describe_value
+from grader.checks import (
+    Exercise, NotFound, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
+)
 from solutions import gpt_data
 
 DATA = ("data",)

@@ -21,12 +21,10 @@ from typing import Any
 
 import torch
 
-from grader.checks.answers import found_in
-from grader.checks.exercise import Exercise, NotFound, Outcome, Verdict, failed, passed
-from grader.checks.tensors import close, comparison, max_diff
-from grader.judge.client import SandboxClient
-from grader.judge.probes import BadReturn, Obj, describe_value
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, Verdict, close, comparison, describe_value,
+    failed, found_in, max_diff, passed,
+)
 from solutions import gpt_attention
 
 SHAPE = (4, 8, 2)  # the lecture's B, T, C, so a function that reads the notebook's globals still fits

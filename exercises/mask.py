@@ -27,12 +27,10 @@ from exercises._attention import (
     with_out_proj,
 )
 from exercises._layout import map_attention, neutral_projection, wrapper_layout
-from grader.checks.answers import build, classes, with_object
-from grader.checks.exercise import Exercise, NotFound, Outcome, failed, passed
-from grader.checks.tensors import close, comparison, computes_nothing, constant, max_diff, sample
-from grader.judge.client import SandboxClient
-from grader.judge.probes import BadReturn, Obj, StudentError
-from grader.messages.catalogue import Msg
+from grader.checks import (
+    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, build, classes, close,
+    comparison, computes_nothing, constant, failed, max_diff, passed, sample, with_object,
+)
 from solutions import chapter3
 
 CONTEXT = 8

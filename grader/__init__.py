@@ -1,8 +1,9 @@
 """grader: an autograder for the PyTorch exercises of Build a Large Language Model (From Scratch).
 
-The public face is small. Names are loaded on first use (PEP 562) because `import torch` costs
-~1.7 s: the command line starts the torch-loading zygote first and only then imports the judge,
-so both load torch at the same time.
+The public face is small. Grading goes through `Grader` alone, which takes every security step in
+order (docs/design.md), so nothing here grades around it. Names are loaded on first use (PEP 562)
+because `import torch` costs ~1.7 s: the command line starts the torch-loading zygote first and only
+then imports the judge, so both load torch at the same time.
 """
 from __future__ import annotations
 
@@ -10,13 +11,11 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "Grader", "grade", "load_exercises", "default_launcher", "to_json", "RunResult", "check"]
+__all__ = ["__version__", "Grader", "load_exercises", "to_json", "RunResult", "check"]
 
 _LAZY = {
     "Grader": ("grader.judge.grader", "Grader"),
-    "grade": ("grader.judge.grading", "grade"),
-    "load_exercises": ("grader.checks.exercise", "discover"),
-    "default_launcher": ("grader.judge.launcher", "default_launcher"),
+    "load_exercises": ("grader.judge.exercise", "discover"),
     "to_json": ("grader.results", "to_json"),
     "RunResult": ("grader.results", "RunResult"),
     # In Jupyter (grader.integrations.jupyter): `from grader import check` and `%load_ext grader`.

@@ -7,14 +7,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import pytest
 
-from grader.checks.exercise import discover
-from grader.judge.grading import grade
-from grader.judge.launcher import ZygoteLauncher, default_launcher
+from grader.checks import Exercise, discover
+from grader.judge.grader import Grader
+from grader.judge.launcher import Launcher, ZygoteLauncher, default_launcher
 from grader.results import CheckResult, RunResult
+from grader.sandbox.limits import Limits
+from helpers import dumpable_kept
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
@@ -28,6 +30,15 @@ import mutations  # noqa: E402  (tests/corpus is data, not a package)
 EXERCISES = discover()
 
 Grade = Callable[..., RunResult]
+
+
+def grade(source: Path, exercises: Sequence[Exercise], launcher: Launcher, *, seed: int, lang: str = "en",
+          timeout: float = 60.0, beside: bool = False, limits: Limits = Limits()) -> RunResult:
+    """Grade as every command does, through `Grader` (the library's one way to grade), with `launcher` (the
+    session's zygote, or a test's own), which it leaves open. Whether this process may be traced stays as it
+    was: a Grader hides its judge for the process's life, and a test run's process is many judges in turn."""
+    with dumpable_kept(), Grader(launcher=launcher) as grader:
+        return grader.grade(source, exercises, lang=lang, timeout=timeout, seed=seed, beside=beside, limits=limits)
 
 
 @pytest.fixture(scope="session")

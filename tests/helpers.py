@@ -14,10 +14,11 @@ import shutil
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Iterator, Protocol
 
 import nbformat
 import pytest
@@ -180,6 +181,26 @@ def _dumpable() -> int:
 def _set_dumpable(value: int) -> None:
     if sys.platform.startswith("linux"):
         _prctl(4, value)  # PR_SET_DUMPABLE
+
+
+@contextmanager
+def traceable() -> Iterator[None]:
+    """This process as a fresh one starts, one that may be traced (an earlier test's `Grader` may have hidden it
+    for the process's life), and as it was afterwards: for the tests that see hiding happen."""
+    with dumpable_kept():
+        _set_dumpable(1)
+        yield
+
+
+@contextmanager
+def dumpable_kept() -> Iterator[None]:
+    """Whether this process may be traced, as it was afterwards: a `Grader` hides its judge from tracing for
+    the process's life, and a test run's process grades many times, and checks that hiding happens."""
+    dumpable = _dumpable()
+    try:
+        yield
+    finally:
+        _set_dumpable(dumpable)
 
 
 class Printed(Protocol):

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from conftest import SOLUTION, mutant, mutations
-from grader.classes.gradebook import FILENAME, page_name
+from grader.classes.gradebook import FILENAME
+from grader.render.pages import page_name
 from grader.messages import catalogue
 from grader.messages.classes import MESSAGES
 from grader.results import from_json, to_json

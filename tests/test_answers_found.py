@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, SOLUTION, Grade, check, select
-from grader.judge.grading import grade
+from conftest import CORPUS, SOLUTION, Grade, check, grade, select
 from grader.judge.launcher import ZygoteLauncher
 from grader.results import RunResult
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import torch
 
-from grader.checks.exercise import discover
+from grader.checks import discover
 from grader.judge.launcher import ZygoteLauncher
 from helpers import MODULE, Result, grade_in_process
 from helpers import grade as run_grade
@@ -58,7 +58,7 @@ import sys
 
 import torch
 
-from grader.checks.exercise import Exercise, NotFound, failed, passed
+from grader.checks import Exercise, NotFound, failed, passed
 
 
 def double(x):  # the reference

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from conftest import CORPUS, EXERCISES, SOLUTION, mutant, mutations
-from grader.classes.gradebook import FILENAME, Gradebook, page_name
-from grader.judge.grading import grade
+from conftest import CORPUS, EXERCISES, SOLUTION, grade, mutant, mutations
+from grader.classes.gradebook import FILENAME, Gradebook
+from grader.render.pages import page_name
 from helpers import chapter_notebook as notebook
 from helpers import class_attacks, grade_in_process
 from processes import alive, children_of, marked, named

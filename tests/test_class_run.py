@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from conftest import EXERCISES, SOLUTION
-from grader.judge.grading import grade
+from conftest import EXERCISES, SOLUTION, grade
 from grader.judge.launcher import ZygoteLauncher
 from helpers import class_attacks
 from processes import survivors

@@ -18,15 +18,15 @@ from fractions import Fraction
 
 import pytest
 
-from conftest import EXERCISES, SOLUTION, mutant, mutations
+from conftest import EXERCISES, SOLUTION, grade, mutant, mutations
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
-from grader.classes.gradebook import Entry, Gradebook, page_name
-from grader.judge.grading import grade
+from grader.classes.gradebook import Gradebook
 from grader.judge.launcher import ZygoteLauncher
 from grader.render import classbook
+from grader.render.pages import page_name
 from grader.render.text import FORMULA_STARTS, inert
-from grader.results import from_json, to_json
+from grader.results import Entry, Ungraded, from_json, to_json
 from helpers import accelerator
 from test_page import Node, parse
 
@@ -56,12 +56,10 @@ def entries(launcher: ZygoteLauncher, tmp_path_factory: pytest.TempPathFactory) 
             path = folder / f"submission{n}.py"
             path.write_text(source, encoding="utf-8")
             run = grade(path, chosen, launcher, seed=n, timeout=60)
-            book.record(Entry(student, EXERCISE_SET, run.submission.sha256, run.grader_version, "graded",
-                              (path.name,), run))
-        book.record(Entry("bob", EXERCISE_SET, "0" * 64, "0.1.0", "ungradable", ("bob.ipynb",),
-                          problem=BAD_NOTEBOOK))
-        book.record(Entry("carol", EXERCISE_SET, "1" * 64, "0.1.0", "error", ("carol.py", "=extra.py"),
-                          problem=SANDBOX_FAILED))
+            book.record(Entry(student, EXERCISE_SET, run.submission.sha256, run.grader_version, (path.name,), run))
+        book.record(Entry("bob", EXERCISE_SET, "0" * 64, "0.1.0", ("bob.ipynb",), Ungraded("ungradable", BAD_NOTEBOOK)))
+        book.record(Entry("carol", EXERCISE_SET, "1" * 64, "0.1.0", ("carol.py", "=extra.py"),
+                          Ungraded("error", SANDBOX_FAILED)))
         return book.latest()
 
 

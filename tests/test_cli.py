@@ -30,7 +30,7 @@ import pytest
 import grader
 from conftest import ROOT, SOLUTION, TEMPLATE
 from grader.messages import catalogue
-from grader.checks.exercise import discover
+from grader.checks import discover
 from grader.judge.launcher import ZygoteLauncher
 from helpers import clean_env, grade, grade_in_process, no_traceback
 
@@ -104,7 +104,7 @@ def test_help_everywhere(tmp_path: Path, args: list[str], expected: list[str]) -
 def test_version(tmp_path: Path, command: list[str] | None) -> None:
     result = grade("--version", cwd=tmp_path, command=command)
     assert result.code == 0
-    assert grader.__version__ in result.stdout
+    assert result.stdout == f"llm-from-scratch-grader {grader.__version__}\n"  # the name pip installs
     no_traceback(result)
 
 

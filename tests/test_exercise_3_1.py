@@ -68,7 +68,7 @@ def test_book_style_square_missing_transpose_is_named(grade_file: Grade) -> None
 def test_book_style_plain_tensor_is_named(grade_file: Grade) -> None:
     source = mutations.apply(BOOK, "torch.nn.Parameter(sa_v2.W_query.weight.T)", "sa_v2.W_query.weight.T")
     run = grade_file(source, "3.1")
-    assert any(r.status == "error" and (r.error or {}).get("type") == "TypeError" for r in run.cells)
+    assert any(r.status == "raised" and (r.error or {}).get("type") == "TypeError" for r in run.cells)
     for check_id in ("agree", "parameters"):
         c = check(run, "3.1", check_id)
         assert c.status == "failed"

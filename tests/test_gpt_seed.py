@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SEEDS, Grade, check, select, statuses
-from grader.judge.grading import grade
+from conftest import SEEDS, Grade, check, grade, select, statuses
 from grader.judge.launcher import Launcher
 from grader.results import RunResult
 

@@ -18,8 +18,7 @@ EXERCISES = "gpt.trick,gpt.head,gpt.layernorm"
 
 @pytest.fixture(scope="module")
 def run(launcher) -> RunResult:  # type: ignore[no-untyped-def]
-    from conftest import select
-    from grader.judge.grading import grade
+    from conftest import grade, select
 
     return grade(GPT_NB, select(EXERCISES), launcher, seed=0)
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from conftest import check, select
-from grader.judge.grading import grade
+from conftest import check, grade, select
 from grader.judge.launcher import ZygoteLauncher
 from grader.results import RunResult
 

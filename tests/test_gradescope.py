@@ -329,12 +329,13 @@ def test_command_missing_submission_folder_is_a_setup_error(tmp_path: Path) -> N
 
 
 def test_export_says_what_it_wrote_where(tmp_path: Path) -> None:
-    from grader.classes.gradebook import FILENAME, Entry, Gradebook
+    from grader.classes.gradebook import FILENAME, Gradebook
+    from grader.results import Entry
 
     with Gradebook(tmp_path / FILENAME) as book:
         for student in ("ann", "bo"):
-            book.record(Entry(student, "ch03", "0" * 64, __version__, "ungradable", (),
-                              problem=Msg("cli.empty_submission")))
+            book.record(Entry(student, "ch03", "0" * 64, __version__, (),
+                              Ungraded("ungradable", Msg("cli.empty_submission"))))
     proc = subprocess.run([sys.executable, "-m", "grader", "export", str(tmp_path), "--format", "gradescope",
                            "--lang", "en"], capture_output=True, text=True, timeout=300, env=_env(), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

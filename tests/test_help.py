@@ -1,20 +1,54 @@
-"""Every command and every option says what it is for, in `--help` and in the docs (sqlite-utils'
-habit): a user who reads `grade batch --help` or docs/ finds each one, and a new option without help
-text or documentation fails here."""
+"""Every command and every option says what it is for, in `--help` and in docs/cli.md, the reference
+generated from that `--help` (sqlite-utils' habit, with cog): a new option without help text, or a
+reference that no longer says what the commands print, fails here."""
 from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
 
 import click
 import pytest
 
 from conftest import ROOT
 from grader.cli import cli
+from helpers import grade
 
-DOCS = "\n".join(path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "docs" / "cli.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATOR = _generator()
+REFERENCE = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+PROSE = "\n".join(path.read_text(encoding="utf-8")  # the docs written by hand
+                  for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if path != GENERATOR.PATH)
 COMMANDS = sorted(cli.commands)
+EVERY = list(GENERATOR.commands())
 
 
 def options(command: click.Command) -> list[click.Option]:
     return [p for p in command.params if isinstance(p, click.Option) and "--help" not in p.opts]
+
+
+def command_at(words: tuple[str, ...]) -> click.Command:
+    command: click.Command = cli
+    for word in words:
+        assert isinstance(command, click.Group)
+        command = command.commands[word]
+    return command
+
+
+def section(words: tuple[str, ...]) -> str:
+    """The reference's section for `grade WORDS...`, its whitespace made single spaces (help is wrapped)."""
+    heading = f"## {' '.join(('grade', *words))}\n"
+    assert heading in REFERENCE, f"docs/cli.md has no section `{heading.strip()}`: run `{GENERATOR.REGENERATE}`"
+    return " ".join(REFERENCE.split(heading, 1)[1].split("\n## ", 1)[0].split())
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -25,19 +59,42 @@ def test_every_command_and_option_has_help_text(name: str) -> None:
         assert (option.help or "").strip(), f"`grade {name} {option.opts[-1]}` has no help text"
 
 
-@pytest.mark.parametrize("name", COMMANDS)
-def test_every_command_and_option_is_in_the_docs(name: str) -> None:
-    command = cli.commands[name]
-    spelled = "grade EXERCISE SUBMISSION" if name == "exercise" else f"grade {name}"
-    assert spelled in DOCS, f"the docs never show `{spelled}`"
+def test_the_reference_is_what_the_commands_print() -> None:
+    """docs/cli.md is exactly what the generator renders from today's commands."""
+    assert GENERATOR.reference() == REFERENCE, f"docs/cli.md is out of date: run `{GENERATOR.REGENERATE}`"
+
+
+@pytest.mark.parametrize("words", EVERY, ids=lambda words: " ".join(("grade", *words)))
+def test_every_command_and_option_is_in_the_reference(words: tuple[str, ...]) -> None:
+    """Each command has its section in docs/cli.md, and there its help and each option's flags and help."""
+    command, text = command_at(words), section(words)
+    assert " ".join((command.help or "").replace("\b", "").split()[:6]) in text, words
     for option in options(command):
-        flags = [flag for flag in option.opts + option.secondary_opts if flag.startswith("--")] or option.opts
-        assert any(flag in DOCS for flag in flags), f"the docs never name `grade {name}` {flags}"
+        for flag in option.opts + option.secondary_opts:
+            spelled = rf"(^|[\s,/]){re.escape(flag)}(?![\w-])"
+            assert re.search(spelled, text), f"docs/cli.md lacks `grade {' '.join(words)} {flag}`"
+        assert " ".join((option.help or "").split()) in text, f"docs/cli.md lacks the help of {option.opts}"
 
 
-def test_the_group_options_are_documented() -> None:
-    for option in options(cli):
-        assert (option.help or "").strip() and any(flag in DOCS for flag in option.opts), option.opts
+def test_the_reference_covers_every_command() -> None:
+    assert {words[0] for words in EVERY if words} == set(cli.commands) and () in EVERY, EVERY
+
+
+def test_every_command_is_shown_in_the_prose_and_the_reference_is_linked() -> None:
+    """Beyond the reference, each command is shown where its readers look; the README links the reference."""
+    for name in COMMANDS:
+        spelled = "grade EXERCISE SUBMISSION" if name == "exercise" else f"grade {name}"
+        assert spelled in PROSE, f"the docs never show `{spelled}`"
+    assert "(docs/cli.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("words", EVERY, ids=lambda words: " ".join(("grade", *words)))
+def test_the_reference_is_what_a_terminal_shows(tmp_path: Path, words: tuple[str, ...]) -> None:
+    """The installed `grade ... --help`, run as a student's 80-column English shell runs it, prints what
+    the generator renders in process."""
+    result = grade(*words, "--help", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert result.code == 0 and not result.stderr, result.stderr
+    assert result.stdout == GENERATOR.help_text(words)
 
 
 def test_the_end_of_assignment_walkthrough_names_only_real_commands_and_flags() -> None:

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SOLUTION
-from grader.classes.gradebook import Entry, Gradebook
+from grader.classes.gradebook import Gradebook
 from grader.messages.catalogue import Msg
 from grader.render.text import inert
-from grader.results import CheckResult, ExerciseResult, RunResult, SubmissionInfo
+from grader.results import CheckResult, Entry, ExerciseResult, RunResult, SubmissionInfo, Ungraded
 from helpers import grade_in_process, no_traceback
 from test_page import parse
 
@@ -128,12 +128,11 @@ def run(scores: tuple[float, float]) -> RunResult:
 def record(book: Gradebook, student: str, scores: tuple[float, float] | None, lms_id: str = "",
            late: bool = False) -> None:
     if scores is None:
-        book.record(Entry(student, EXERCISE_SET, "1" * 64, "0", "ungradable", ("x.ipynb",),
-                          problem=Msg("cli.bad_notebook", {"path": "x.ipynb", "error": "broken"}), lms_id=lms_id,
-                          late=late))
+        book.record(Entry(student, EXERCISE_SET, "1" * 64, "0", ("x.ipynb",),
+                          Ungraded("ungradable", Msg("cli.bad_notebook", {"path": "x.ipynb", "error": "broken"})),
+                          lms_id=lms_id, late=late))
     else:
-        book.record(Entry(student, EXERCISE_SET, "0" * 64, "0", "graded", ("x.py",), run(scores), lms_id=lms_id,
-                          late=late))
+        book.record(Entry(student, EXERCISE_SET, "0" * 64, "0", ("x.py",), run(scores), lms_id=lms_id, late=late))
 
 
 @pytest.fixture
@@ -368,7 +367,7 @@ def test_generic_lms_csv(course: Path) -> None:
 def test_feedback_is_bounded(course: Path) -> None:
     with Gradebook(course / "out" / "gradebook.sqlite") as book:
         for n in range(50):  # a course with many exercises
-            book.record(Entry(f"many{n}", "many", "0" * 64, "0", "graded", ("x.py",), RunResult(
+            book.record(Entry(f"many{n}", "many", "0" * 64, "0", ("x.py",), RunResult(
                 grader_version="0", seed=0, lang="en", started_at="", duration_s=1.0,
                 submission=SubmissionInfo("a.py", "0" * 64, "py"), cells=(), protections=(),
                 exercises=tuple(ExerciseResult(f"exercise-{'x' * 40}-{k}", "t", "", (
@@ -378,7 +377,7 @@ def test_feedback_is_bounded(course: Path) -> None:
     shutil.rmtree(course / "out")
     (course / "out").mkdir()
     with Gradebook(course / "out" / "gradebook.sqlite") as book:
-        book.record(Entry("many", "many", "0" * 64, "0", "graded", ("x.py",), RunResult(
+        book.record(Entry("many", "many", "0" * 64, "0", ("x.py",), RunResult(
             grader_version="0", seed=0, lang="en", started_at="", duration_s=1.0,
             submission=SubmissionInfo("a.py", "0" * 64, "py"), cells=(), protections=(),
             exercises=tuple(ExerciseResult(f"exercise-{'x' * 40}-{k}", "t", "", (

@@ -16,11 +16,10 @@ from typing import Callable
 import pytest
 import torch
 
-from conftest import CORPUS, EXERCISES, SOLUTION, Grade, check, mutant, mutations, statuses
+from conftest import CORPUS, EXERCISES, SOLUTION, Grade, check, grade, mutant, mutations, statuses
 from exercises import mask
 from exercises._attention import book_state, random_roles, reference_output
 from grader.messages import catalogue
-from grader.judge.grading import grade
 from grader.results import RunResult
 from solutions import chapter3
 

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXERCISES, ROOT, SOLUTION, TEMPLATE, mutant, mutations
-from grader.classes.gradebook import Entry, Gradebook, page_name
-from grader.judge.grading import grade
+from conftest import EXERCISES, ROOT, SOLUTION, TEMPLATE, grade, mutant, mutations
+from grader.classes.gradebook import Gradebook
 from grader.judge.launcher import ZygoteLauncher
 from grader.render import classbook, html
 from grader.render.mistakes import common_mistakes, mistakes_csv
+from grader.render.pages import page_name
+from grader.results import Entry
 from test_page import parse
 
 EXERCISE_SET = "3.1,mask"
@@ -59,8 +60,7 @@ def graded(launcher: ZygoteLauncher, tmp_path_factory: pytest.TempPathFactory) -
             path = folder / f"s{n}.py"
             path.write_text(source(plan), encoding="utf-8")
             run = grade(path, chosen, launcher, seed=n, timeout=60)
-            book.record(Entry(student, EXERCISE_SET, run.submission.sha256, run.grader_version, "graded",
-                              (path.name,), run))
+            book.record(Entry(student, EXERCISE_SET, run.submission.sha256, run.grader_version, (path.name,), run))
         return folder, book.latest()
 
 

@@ -128,7 +128,7 @@ def test_the_cell_that_raised_before_binding_the_answer_is_named(grade_file) -> 
                                      f"NameError: name 'nn' is not defined")
     assert "单元格 4" in causal.messages["zh"]
     assert causal.evidence["error"]["type"] == "NameError"
-    assert any(c.cell == 4 and c.status == "error" for c in run.cells)
+    assert any(c.cell == 4 and c.status == "raised" for c in run.cells)
 
 
 def test_a_syntax_error_in_the_answers_cell_is_named(grade_file) -> None:

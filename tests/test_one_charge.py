@@ -12,9 +12,8 @@ from typing import Callable
 
 import pytest
 
-from conftest import CORPUS, EXERCISES, check, mutant, mutations, select
+from conftest import CORPUS, EXERCISES, check, grade, mutant, mutations, select
 from helpers import accelerator
-from grader.judge.grading import grade
 from grader.results import RunResult
 
 NAMED = [(exercise, bug) for exercise, bugs in mutations.BELONGS_TO.items() for bug, _, _ in bugs]

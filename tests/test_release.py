@@ -15,7 +15,8 @@ from markupsafe import escape
 
 from conftest import SOLUTION, mutant, mutations
 from grader.classes import release
-from grader.classes.gradebook import FILENAME, Gradebook, page_name
+from grader.classes.gradebook import FILENAME, Gradebook
+from grader.render.pages import page_name
 from grader.integrations import ci
 from grader.judge.launcher import ZygoteLauncher
 from grader.messages import catalogue
@@ -49,7 +50,7 @@ def _check(cid: str, status: str, score: float, max_score: float) -> CheckResult
 def full_run() -> RunResult:
     """Every field of the model set to something other than its default: a field the model gains later
     fails `test_the_fixture_fills_every_field`, so whoever adds it decides whether students see it early."""
-    cell = CellRecord(cell=2, status="error", skipped_magics=("%SECRET-magic",), source="SECRET-source = 1\n",
+    cell = CellRecord(cell=2, status="raised", skipped_magics=("%SECRET-magic",), source="SECRET-source = 1\n",
                       first_line=3, file="SECRET-file.py",
                       error={"type": "ValueError", "message": "SECRET-cell-error",
                              "frames": [{"file": "SECRET-file.py", "line": 3, "function": "f", "source": "SECRET-src"}]})
@@ -71,7 +72,7 @@ def full_run() -> RunResult:
                                 header="SECRET-header")
     return RunResult(grader_version="9.9", seed=7, lang="en", started_at="2025-01-01T00:00:00+00:00", duration_s=1.5,
                      submission=submission, cells=(cell,), exercises=exercises, protections=("KEPT-protection",),
-                     output_tail="SECRET-output", cell_counts={"ok": 3, "error": 2}, budget_s=60, cells_s=0.5,
+                     output_tail="SECRET-output", cell_counts={"ok": 3, "raised": 2}, budget_s=60, cells_s=0.5,
                      self_check=True)
 
 

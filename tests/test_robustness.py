@@ -16,10 +16,9 @@ from typing import Iterator
 
 import pytest
 
-from conftest import EXERCISES, SOLUTION, Grade, statuses
+from conftest import EXERCISES, SOLUTION, Grade, grade, statuses
 from helpers import cell, notebook, problems
 from processes import alive, assert_zygote_idle, children_of
-from grader.judge.grading import grade
 from grader.judge.launcher import LaunchError, SpawnLauncher, ZygoteLauncher
 from grader.load.submission import load
 from grader.results import RunResult
@@ -85,12 +84,12 @@ def test_raise_in_a_cell_is_recorded_with_cell_type_message_and_line(grade_file:
     line = src.splitlines().index("raise ValueError('boom: bad shapes')") + 1
     run = grade_file(src, "3.1")
     record = cell(run, 2)
-    assert record.status == "error"
+    assert record.status == "raised"
     assert record.error is not None
     assert record.error["type"] == "ValueError"
     assert record.error["message"] == "boom: bad shapes"
     assert record.error["line"] == line  # the line in the student's file, not in the cell
-    assert problems(run) == [(2, "error")] and run.cell_counts == {"ok": 1, "error": 1}
+    assert problems(run) == [(2, "raised")] and run.cell_counts == {"ok": 1, "raised": 1}
     assert statuses(run, "3.1") == ALL_31
 
 

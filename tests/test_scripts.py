@@ -30,7 +30,7 @@ def test_a_script_is_graded_statement_by_statement(grade_file: Grade) -> None:
     stale = line_of(SCRIPT, "print(old_result)  # from an earlier version")
     loop = line_of(SCRIPT, "for step in range(10**12):")
     assert sorted(problems) == [stale, loop]
-    assert problems[stale].status == "error" and problems[stale].error["type"] == "NameError"
+    assert problems[stale].status == "raised" and problems[stale].error["type"] == "NameError"
     assert problems[loop].status == "interrupted" and problems[loop].error["seconds"] == 6.0  # 30% of 20 s
     assert "MAIN 3 True" in run.output_tail  # argparse saw no options; the loop's progress was kept
     summary = terminal.render(run, None, color=False)

@@ -17,7 +17,7 @@ GPT_NB = SEEDS / "GPT_Pytorch.ipynb"
 
 def failing_cells(run: RunResult) -> dict[int, str]:
     """Cell number (1-based over all of the notebook's cells) -> error type, for cells that raised."""
-    return {r.cell: (r.error or {}).get("type", "") for r in run.cells if r.status == "error"}
+    return {r.cell: (r.error or {}).get("type", "") for r in run.cells if r.status == "raised"}
 
 
 @pytest.mark.parametrize("seed", [SOLUTIONS_NB, MHA_NB, GPT_NB], ids=lambda p: p.name)
@@ -57,7 +57,7 @@ def test_gpt_notebook_records_each_failing_cell(grade_file: Grade) -> None:
     assert failed.pop(2) == "FileNotFoundError"
     assert "input.txt" in next(r for r in run.cells if r.cell == 2).error["message"]
     assert failed == {n: "NameError" for n in (3, 4, 5, 6, 7, 8, 9, 11, 12)}
-    assert run.cell_counts == {"ok": 5, "error": 10}  # so cells 1, 10, 13, 14 and 16 ran
+    assert run.cell_counts == {"ok": 5, "raised": 10}  # so cells 1, 10, 13, 14 and 16 ran
     assert not any(c.status == "error" for e in run.exercises for c in e.checks)
     # Its stray nn.Linear objects are the library's, not attention classes of the student's own.
     assert check(run, "device", "registered").message_key == "check.not_found"

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, select
-from grader.judge.grading import grade
+from conftest import ROOT, grade, select
 from grader.judge.launcher import ZygoteLauncher
 from grader.load.submission import Cell, named_paths
 from grader.results import LEFT_OUT, RunResult, SubmissionInfo, from_json, to_json

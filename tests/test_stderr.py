@@ -47,8 +47,12 @@ def test_grading_a_notebook_without_cell_ids_prints_nothing_on_stderr(tmp_path: 
 
 
 def test_the_command_silences_library_warnings_unless_debugging(tmp_path: Path) -> None:
-    """Whatever library warns in the grading process, the command keeps it off stderr; GRADER_DEBUG=1 shows it."""
-    noisy = "import warnings\nimport grader.cli\nwarnings.warn('a library speaks', UserWarning)\n"
+    """Whatever library warns in the grading process, the command keeps it off stderr; GRADER_DEBUG=1 shows it.
+    The library here is an instructor's exercise file the command imports (grader.cli's own import leaves the
+    process's warnings alone: tests/test_edges.py)."""
+    (tmp_path / "noisy").mkdir()
+    (tmp_path / "noisy" / "noisy.py").write_text("import warnings\nwarnings.warn('a library speaks', UserWarning)\n")
+    noisy = "import sys\nfrom grader.cli import main\nsys.argv = ['grade', '--exercises', 'noisy', 'list']\nmain()\n"
     quiet, debugging = run("-c", noisy, cwd=tmp_path), run("-c", noisy, cwd=tmp_path, GRADER_DEBUG="1")
     assert quiet.returncode == debugging.returncode == 0
     assert quiet.stderr == "" and "a library speaks" in debugging.stderr

@@ -40,7 +40,7 @@ def make_run(lang: str, message: str = "wrong") -> RunResult:
     return RunResult(
         grader_version="0", seed=7, lang=lang, started_at="2026-01-01T00:00:00+00:00", duration_s=1.0,
         submission=SubmissionInfo("work/answer.py", "0" * 64, "py"),
-        cells=(CellRecord(3, "error", {"type": "NameError", "message": "name 'x' is not defined", "line": 2}),),
+        cells=(CellRecord(3, "raised", {"type": "NameError", "message": "name 'x' is not defined", "line": 2}),),
         exercises=(ExerciseResult("3.1", EXERCISE_TITLES[lang][0], "", checks_a),
                    ExerciseResult("mask", EXERCISE_TITLES[lang][1], "", checks_b)),
         protections=(),

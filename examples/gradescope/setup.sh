@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder image (Ubuntu). The zip the
 # instructor uploads is unpacked in /autograder/source; it holds this script, run_autograder and the
-# grader, as a wheel (grader-*.whl) or as its source tree (pyproject.toml at the top). See README.md.
+# grader, as a wheel (llm_from_scratch_grader-*.whl) or as its source tree (pyproject.toml at the
+# top). See README.md.
 set -euo pipefail
 
 root="${AUTOGRADER_ROOT:-/autograder}"
@@ -21,13 +22,13 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 
 shopt -s nullglob
-wheels=("$source_dir"/grader-*.whl)
+wheels=("$source_dir"/llm_from_scratch_grader-*.whl)
 if ((${#wheels[@]})); then
     "$venv/bin/pip" install --no-cache-dir "${wheels[-1]}"
 elif [[ -f $source_dir/pyproject.toml ]]; then
     "$venv/bin/pip" install --no-cache-dir "$source_dir"
 else
-    echo "setup.sh: no grader-*.whl and no pyproject.toml in $source_dir: add the grader to the zip" >&2
+    echo "setup.sh: no llm_from_scratch_grader-*.whl and no pyproject.toml in $source_dir: add the grader to the zip" >&2
     exit 1
 fi
 "$venv/bin/grade" --version

@@ -6,9 +6,9 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from grader.checks import signatures
-from grader.checks.exercise import NotFound, Outcome
 from grader.judge import near_miss
 from grader.judge.client import SandboxClient
+from grader.judge.exercise import NotFound, Outcome
 from grader.judge.probes import NotUnderstood, Obj, StudentError, show_args
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from grader.checks.exercise import Outcome, failed
+from grader.judge.exercise import Outcome, failed
 
 RTOL, ATOL = 1e-4, 1e-5  # float32 attention written differently (einsum, SDPA, tril-renorm) agrees to ~1e-6
 CHANGED = 1e-4  # an output "moves" with its input when it changes by more than this

@@ -4,8 +4,6 @@ An adjustment is keyed by student and exercise id, not by a result row, so it ou
 reader of the gradebook (Gradebook.latest) gets runs whose adjusted exercises carry their Adjustment. The
 table is append-only like the results: a row sets a score or takes one back (`undo`), the latest row per
 student and exercise is the one in force, and the history of who changed what, when and why stays.
-
-It reads entries through `Graded` rather than importing the gradebook, which imports it.
 """
 from __future__ import annotations
 
@@ -14,12 +12,12 @@ import sqlite3
 import unicodedata
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any, ClassVar, Iterable, Protocol, Sequence, TypeVar
+from typing import Iterable, Sequence
 
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError, Unwritable
 from grader.render.text import clean
-from grader.results import Adjustment, ExerciseResult, RunResult
+from grader.results import Adjustment, Entry, ExerciseResult
 
 BY_CHARS = 200  # who adjusted: a name, shown on the student's page
 WHY_CHARS = 2_000  # the reason, shown on the student's page and in Gradescope
@@ -42,24 +40,6 @@ CREATE INDEX IF NOT EXISTS adjustments_by_student ON adjustments (student, exerc
 Key = tuple[str, str]  # (student, exercise id)
 
 
-class Graded(Protocol):
-    """What this module reads of a gradebook entry (grader.classes.gradebook.Entry)."""
-
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-
-    @property
-    def student(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def run(self) -> RunResult | None: ...
-
-
-E = TypeVar("E", bound=Graded)
-
-
 def in_force(db: sqlite3.Connection) -> dict[Key, Adjustment]:
     """The adjustment in force per student and exercise: the latest row of each, unless it took one back.
     A gradebook nobody adjusted has no table: reading it writes nothing."""
@@ -71,22 +51,22 @@ def in_force(db: sqlite3.Connection) -> dict[Key, Adjustment]:
             for student, exercise, kind, points, by, why, at, own in rows if kind == "adjust"}
 
 
-def apply(entries: Sequence[E], adjustments: dict[Key, Adjustment]) -> list[E]:
+def apply(entries: Sequence[Entry], adjustments: dict[Key, Adjustment]) -> list[Entry]:
     """The entries with each adjustment in force on its exercise's result (every exercise set that graded it)."""
     if not adjustments:
         return list(entries)
     return [_adjusted(entry, adjustments) for entry in entries]
 
 
-def _adjusted(entry: E, adjustments: dict[Key, Adjustment]) -> E:
+def _adjusted(entry: Entry, adjustments: dict[Key, Adjustment]) -> Entry:
     run = entry.run
     if run is None or not any((entry.student, e.id) in adjustments for e in run.exercises):
         return entry
     exercises = tuple(replace(e, adjustment=adjustments.get((entry.student, e.id))) for e in run.exercises)
-    return replace(entry, run=replace(run, exercises=exercises))
+    return replace(entry, result=replace(run, exercises=exercises))
 
 
-def drifted(entries: Iterable[Graded]) -> list[Msg]:
+def drifted(entries: Iterable[Entry]) -> list[Msg]:
     """One warning per adjusted exercise whose grader's own score is no longer what it was when a person
     adjusted it (a regrade, a changed exercise): the adjusted score stays, someone should look again.
     `grade batch` tells them after grading."""
@@ -101,7 +81,7 @@ def drifted(entries: Iterable[Graded]) -> list[Msg]:
     return list(found.values())
 
 
-def adjust(db: sqlite3.Connection, entries: Sequence[Graded], student: str, exercise: str, points: float,
+def adjust(db: sqlite3.Connection, entries: Sequence[Entry], student: str, exercise: str, points: float,
            by: str, why: str) -> Msg:
     """Set the score of one student's exercise; returns the line that says what changed. `entries` are the
     gradebook's current ones (Gradebook.latest), adjusted as they stand."""
@@ -114,7 +94,7 @@ def adjust(db: sqlite3.Connection, entries: Sequence[Graded], student: str, exer
                                "after": points, "max": result.max_score, "own": result.own_score, "by": by})
 
 
-def take_back(db: sqlite3.Connection, entries: Sequence[Graded], student: str, exercise: str, by: str,
+def take_back(db: sqlite3.Connection, entries: Sequence[Entry], student: str, exercise: str, by: str,
               why: str) -> Msg:
     """Take back the adjustment in force: the grader's own score counts again."""
     by, why = _text(by, "--by", BY_CHARS, "adjust.no_by"), _text(why, "--why", WHY_CHARS, None)
@@ -126,7 +106,7 @@ def take_back(db: sqlite3.Connection, entries: Sequence[Graded], student: str, e
                                  "after": result.own_score, "max": result.max_score})
 
 
-def _graded(entries: Sequence[Graded], student: str, exercise: str) -> ExerciseResult:
+def _graded(entries: Sequence[Entry], student: str, exercise: str) -> ExerciseResult:
     """The student's current graded result of the exercise, or the error that says why there is none."""
     name = _name(student)
     theirs = [entry for entry in entries if entry.student == name]

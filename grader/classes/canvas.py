@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from grader.classes.gradebook import Entry
 from grader.classes.lms import Identities, Mark, Report, marks, number, read_text
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError
 from grader.render.text import one_line
+from grader.results import Entry
 
 BOM = "\ufeff"
 _UNQUOTED_END = re.compile(r"[,\r\n]")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 if TYPE_CHECKING:
-    from grader.checks.exercise import Exercise
+    from grader.judge.exercise import Exercise
 
 
 def fingerprints(exercises: Sequence[Exercise]) -> dict[str, str]:

@@ -12,10 +12,9 @@ still holds the submissions.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -24,7 +23,7 @@ from grader.classes import adjustments
 from grader.messages.catalogue import Msg
 from grader.messages.errors import Unwritable
 from grader.render.text import json_text
-from grader.results import RunResult, SubmissionResult, SubmissionStatus, Ungraded, from_json, to_json
+from grader.results import Entry, SubmissionResult, Ungraded, from_json, to_json
 
 FILENAME = "gradebook.sqlite"
 # A grader error is not final: the next run grades that submission again.
@@ -66,49 +65,6 @@ class GradebookError(Unwritable):
     """The gradebook cannot be opened or written (not a gradebook, a locked or read-only file)."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One student's result for one exercise set: a graded run, or why there is none."""
-
-    student: str
-    exercise_set: str
-    sha256: str
-    grader_version: str
-    status: SubmissionStatus
-    files: tuple[str, ...]
-    run: RunResult | None = None
-    problem: Msg | None = None  # ungradable or error: the catalogue message that says why
-    graded_at: str = ""
-    uid: str = ""
-    # exercise id -> the fingerprint of its definition when this was graded (grader.classes.definitions)
-    definitions: dict[str, str] = field(default_factory=dict)
-    lms_id: str = ""  # the student's id in the course's LMS, where its download's file names say it (Canvas)
-    late: bool = False  # handed in after the deadline, as the LMS's file names say
-
-    @property
-    def outcome(self) -> SubmissionResult:
-        """The entry as the one result model has it: its run, or why it has none."""
-        if self.run is not None:
-            return self.run
-        return Ungraded("error" if self.status == "error" else "ungradable", self.problem or Msg("batch.grader_error"))
-
-    @property
-    def score(self) -> float:
-        return self.run.score if self.run else 0.0
-
-    @property
-    def max_score(self) -> float:
-        return self.run.max_score if self.run else 0.0
-
-
-def page_name(student: str) -> str:
-    """The student's feedback page inside the output folder: a safe file name, unique per student."""
-    slug = re.sub(r"[^\w.-]+", "_", student).strip("._")[:80] or "student"
-    if slug != student:  # two names that slug alike ("a b", "a_b") keep apart
-        slug += "-" + uuid.uuid5(uuid.NAMESPACE_URL, student).hex[:8]
-    return f"pages/{slug}.html"
-
-
 class Gradebook:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -135,8 +91,8 @@ class Gradebook:
 
     def record(self, entry: Entry) -> Entry:
         """Commit one final result; returns it with its id in the book and the time it was recorded."""
-        stamped = Entry(**{**entry.__dict__, "uid": entry.uid or uuid.uuid4().hex,
-                           "graded_at": entry.graded_at or datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        stamped = replace(entry, uid=entry.uid or uuid.uuid4().hex,
+                          graded_at=entry.graded_at or datetime.now(timezone.utc).isoformat(timespec="seconds"))
         self._insert([_row(stamped)])
         return stamped
 
@@ -223,27 +179,36 @@ class Gradebook:
 
 
 def _row(entry: Entry) -> tuple[Any, ...]:
+    """The entry as its columns: the status, score and maximum read from its result (kept as columns to be
+    queried), the run as its JSON (`result`) or why there is none (`problem`)."""
+    problem = entry.problem
     return (
         entry.uid, entry.student, entry.exercise_set, entry.sha256, entry.grader_version, entry.status,
         entry.score, entry.max_score, json_text(list(entry.files)), entry.graded_at,
         json_text(to_json(entry.run)) if entry.run else None,
-        json_text({"key": entry.problem.key, "args": entry.problem.args}) if entry.problem else None,
+        json_text({"key": problem.key, "args": problem.args}) if problem else None,
         json_text(entry.definitions), entry.lms_id, int(entry.late),
     )
 
 
+def _result(values: dict[str, Any]) -> SubmissionResult:
+    """A row's result: its run, or why it has none (a row that kept no reason was the grader's fault)."""
+    if values["result"]:
+        return from_json(json.loads(values["result"]))
+    problem = json.loads(values["problem"]) if values["problem"] else None
+    why = Msg(problem["key"], problem["args"]) if problem else Msg("batch.grader_error")
+    return Ungraded("ungradable" if values["status"] == "ungradable" else "error", why)
+
+
 def _entry(row: tuple[Any, ...]) -> Entry:
     values = dict(zip(_COLUMNS, row))
-    problem = json.loads(values["problem"]) if values["problem"] else None
     return Entry(
         student=values["student"],
         exercise_set=values["exercise_set"],
         sha256=values["sha256"],
         grader_version=values["grader_version"],
-        status=values["status"],
         files=tuple(json.loads(values["files"])),
-        run=from_json(json.loads(values["result"])) if values["result"] else None,
-        problem=Msg(problem["key"], problem["args"]) if problem else None,
+        result=_result(values),
         graded_at=values["graded_at"],
         uid=values["uid"],
         definitions=json.loads(values["definitions"] or "{}"),

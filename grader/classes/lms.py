@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from grader.classes.gradebook import Entry
 from grader.messages import catalogue
 from grader.messages.errors import GraderError
 from grader.render.text import clean, csv_text, one_line
-from grader.results import percent
+from grader.results import Entry, percent
 
 FEEDBACK_CHARS = 1000  # a feedback cell, at most: the LMS shows it to the student beside the grade
 NAMES_SHOWN = 20  # students named in one line on stderr; the rest are counted
@@ -101,7 +100,7 @@ class Mark:
 
     @property
     def graded(self) -> bool:
-        return self.entry.status == "graded" and self.entry.run is not None
+        return self.entry.status == "graded"
 
     @property
     def points(self) -> float:

@@ -24,21 +24,22 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from grader import __version__
 from grader.classes import similarity
-from grader.classes.gradebook import Entry, Gradebook, page_name
+from grader.classes.gradebook import Gradebook
 from grader.classes.roster import Student
 from grader.classes.worker import become
 from grader.judge import seeds
-from grader.judge.launcher import ZygoteLauncher, zygotes_available
+from grader.judge.grader import Grader
+from grader.judge.launcher import ZygoteLauncher
 from grader.load.submission import fingerprint
 from grader.messages.catalogue import Msg
 from grader.render.atomic import write_atomic
+from grader.render.pages import page_name
 from grader.render.text import json_text
-from grader.results import FILES, SubmissionResult, SubmissionStatus, Ungraded, capped, outcome_from_json
+from grader.results import FILES, Entry, LookAlike, SubmissionResult, Ungraded, capped, outcome_from_json
 from grader.results.release import Policy, withheld
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
-    from grader.checks.exercise import Exercise
-    from grader.render.similar import LookAlike
+    from grader.judge.exercise import Exercise
 
 # A worker that has not answered this long after a submission's own budget ran out is lost.
 WORKER_GRACE_S = 60.0
@@ -124,10 +125,11 @@ class Zygotes:
     """One zygote for all the workers, started before this process imports torch so that its import and
     ours run at once, with a launcher (a socket of its own) for each worker, handed over when it is
     forked. One `import torch` per zygote is ~1.7 CPU-s, a tenth of a 200-student class on two cores.
-    A worker started later, in place of a lost one, starts its own."""
+    `Grader.zygotes` hides this process (it holds the exercises) from tracing, then starts them. A worker
+    started later, in place of a lost one, gets a launcher from its own Grader, which hides it first."""
 
     def __init__(self, count: int) -> None:
-        self.waiting = ZygoteLauncher.shared(count) if zygotes_available() and count else []
+        self.waiting = Grader.zygotes(count)
 
     def take(self) -> ZygoteLauncher | None:
         return self.waiting.pop() if self.waiting else None
@@ -356,15 +358,12 @@ def _record(book: Gradebook, job: Job, ids: Sequence[str], definitions: dict[str
             outcome: SubmissionResult) -> Entry:
     """Commit a worker's answer, as bounded as a result is (docs/json.md): a student's
     10,000 files or a reason quoting a huge error cost a few lines in each output, not megabytes."""
-    status: SubmissionStatus
     if isinstance(outcome, Ungraded):
-        status, run, problem = outcome.status, None, Msg(outcome.problem.key, capped(outcome.problem.args))
-    else:
-        status, run, problem = "error" if outcome.grader_fault else "graded", outcome, None
+        outcome = Ungraded(outcome.status, Msg(outcome.problem.key, capped(outcome.problem.args)))
     return book.record(Entry(student=job.student.name, exercise_set=exercise_set(ids), sha256=job.sha256,
-                             grader_version=__version__, status=status,
-                             files=tuple(f.name for f in job.student.files[:FILES]), run=run, problem=problem,
-                             definitions=definitions, lms_id=job.student.lms_id, late=job.student.late))
+                             grader_version=__version__, files=tuple(f.name for f in job.student.files[:FILES]),
+                             result=outcome, definitions=definitions, lms_id=job.student.lms_id,
+                             late=job.student.late))
 
 
 def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool, shown: Policy,

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from grader.classes.gradebook import page_name
 from grader.classes.zips import RosterError as RosterError
 from grader.classes.zips import Skipped as Skipped
 from grader.classes.zips import extract
 from grader.judge.scratch import handed_over
 from grader.load.submission import GRADED_SUFFIXES
 from grader.messages.catalogue import Msg
+from grader.render.pages import page_name
 from grader.results.bounds import readable
 
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.

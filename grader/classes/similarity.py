@@ -55,6 +55,7 @@ from typing import Iterable, Mapping, Sequence
 from grader.classes.normalise import CELL_MARK as CELL_MARK
 from grader.classes.normalise import Unit, units
 from grader.classes.normalise import tokens as tokens
+from grader.results import Pair
 from grader.results.bounds import readable
 
 K = 12  # tokens in a k-gram: shorter runs are idioms anyone writes (`x = torch.nn.Linear(d_in, d_out)`)
@@ -80,16 +81,6 @@ class Fingerprints:
 
     lines: tuple[int, ...]  # the line of each token, 1-based in the code text
     at: Mapping[int, tuple[int, ...]]
-
-
-@dataclass(frozen=True)
-class Pair:
-    a: str
-    b: str
-    score: float  # shared fingerprints / the own fingerprints of the smaller of the two, 0..1
-    shared: int
-    lines_a: frozenset[int]  # the lines of a's code (and b's) in passages the two share
-    lines_b: frozenset[int]
 
 
 def code_of(files: Sequence[Path]) -> str:

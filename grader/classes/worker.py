@@ -6,11 +6,12 @@ started fresh: the parent imports torch and the exercises once for the whole cla
 them, where each fresh interpreter would spend about a second of CPU importing them again. The parent
 never runs a torch op, so the fork is safe. The zygote is still started by exec, so a submission's
 process holds nothing of the parent; the parent starts one for all the workers before its own import, so
-that the two imports run at once, and hands each worker a launcher with a socket of its own. A zygote
-killed from outside costs each worker one new zygote of its own. A worker is trusted code: it reads
-jobs as JSON lines from one pipe and answers each with one JSON line on another; its stdout and stderr
-go to workers.log, so nothing a library prints can corrupt the answers. It also writes the student's
-feedback page, so rendering spreads over the workers too.
+that the two imports run at once, and hands each worker a launcher with a socket of its own. A worker
+started in place of a lost one is handed none: its Grader hides it from tracing, then starts one of its
+own; a zygote killed from outside costs each worker one new zygote of its own. A worker is trusted code:
+it reads jobs as JSON lines from one pipe and answers each with one JSON line on another; its stdout and
+stderr go to workers.log, so nothing a library prints can corrupt the answers. It also writes the
+student's feedback page, so rendering spreads over the workers too.
 """
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Sequence
 
-from grader.judge.launcher import Launcher, ZygoteLauncher, default_launcher
+from grader.judge.launcher import ZygoteLauncher
 
 if TYPE_CHECKING:
-    from grader.checks.exercise import Exercise
+    from grader.judge.exercise import Exercise
     from grader.judge.grader import Grader
 
 NAME = b"grade-worker"  # what ps and top show for a worker (its command line is the parent's)
@@ -42,7 +43,7 @@ def become(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: i
         kept = {jobs, answers, *(zygote.descriptors() if zygote else ())}
         for low, high in _gaps(sorted(kept), start=3):  # the parent's gradebook, pipes and other zygotes
             os.closerange(low, high)
-        serve(exercises, zygote or default_launcher(), jobs, answers)
+        serve(exercises, zygote, jobs, answers)
         code = 0
     except BaseException:
         traceback.print_exc()
@@ -59,7 +60,9 @@ def _gaps(kept: list[int], start: int) -> list[tuple[int, int]]:
     return [*ranges, (low, 1 << 16)]
 
 
-def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers: int) -> None:
+def serve(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: int, answers: int) -> None:
+    """Grade each job with a Grader on the launcher the parent handed over, or, without one, on a launcher the
+    Grader starts once it has hidden this process."""
     from grader.judge.grader import Grader
     from grader.render.text import json_text
     from grader.sandbox.confine import die_with_parent, set_name
@@ -68,14 +71,15 @@ def serve(exercises: Sequence[Exercise], launcher: Launcher, jobs: int, answers:
     set_name(NAME)
     with os.fdopen(jobs, encoding="utf-8") as requests, os.fdopen(answers, "w", encoding="utf-8") as replies:
         try:
-            with Grader(launcher=launcher) as grader:
+            with Grader(launcher=zygote) as grader:
                 for line in requests:
                     # json_text: a lone surrogate a student's message holds travels as an escape, where raw it
                     # would stop this UTF-8 pipe, and with it the worker
                     replies.write(json_text(grade_job(json.loads(line), exercises, grader)) + "\n")
                     replies.flush()
         finally:
-            launcher.close()
+            if zygote is not None:  # the Grader closes a launcher it started, never one it was handed
+                zygote.close()
 
 
 def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader) -> dict[str, Any]:

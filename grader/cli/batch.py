@@ -57,14 +57,14 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     """
     import shutil
 
-    from grader.classes import adjustments, pool, release, roster
+    from grader.classes import adjustments, comparison, pool, release, roster
     from grader.classes.definitions import fingerprints
     from grader.classes.gradebook import FILENAME, Gradebook
     from grader.render.batch_report import Progress, summary
 
     lang = speak(lang)
     part = _part(shard, shards)
-    similar.check_boilerplate(boilerplate)
+    comparison.check_boilerplate(boilerplate)
     zygotes = pool.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
     click.get_current_context().call_on_close(zygotes.close)
     chosen = new_grader().select(spec)
@@ -117,7 +117,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         click.echo(catalogue.text("release.kept", lang, policy=setting.shown, path=one_line(outdir)))
     if look_alike and not interrupted:
         with writing():
-            similar.compare(outdir, boilerplate, similar.THRESHOLD, lang)
+            similar.tell(comparison.compare(outdir, boilerplate, similar.THRESHOLD, lang), lang)
     if interrupted:
         raise Interrupted()
     return EXIT_PARTIAL if tally.errors else EXIT_FULL

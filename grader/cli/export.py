@@ -21,8 +21,8 @@ from grader.messages.errors import GraderError, writing
 from grader.render.text import json_text, one_line
 
 if TYPE_CHECKING:
-    from grader.classes.gradebook import Entry
     from grader.classes.lms import Identities, Report
+    from grader.results import Entry
 
 
 @dataclass(frozen=True)
@@ -65,15 +65,15 @@ def _table(module: str, render: str) -> Write:
 def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
     """A results.json per student, as `grade gradescope` writes it."""
     from grader.classes import release
-    from grader.classes.gradebook import page_name
     from grader.render import gradescope
     from grader.render.atomic import write_atomic
+    from grader.render.pages import page_name
 
     folder = output or outdir / "gradescope"
     shown = release.shown_at(outdir)  # what students see before `grade release`, as Gradescope's visibility
     for entry in entries:
         name = Path(page_name(entry.student)).with_suffix(".json").name
-        write_atomic(folder / name, json_text(gradescope.results(entry.outcome, lang, shown), indent=2))
+        write_atomic(folder / name, json_text(gradescope.results(entry.result, lang, shown), indent=2))
     click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
 
 

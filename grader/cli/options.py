@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
 import click
 
@@ -44,9 +44,24 @@ def speak(lang: str | None) -> str:
     return chosen
 
 
-def spoken() -> str:
-    """The language the command chose, for a message told before or without its own choice."""
-    return str(_state().get("lang") or catalogue.default_lang())
+def spoken(state: Mapping[str, Any] | None = None) -> str:
+    """The language to tell a message in that comes before or without the command's own choice (an error
+    while its options are parsed, or once its context has closed: `state` is then the group's root object):
+    the one it chose, else `--lang` as the command line gives it, else the locale's."""
+    state = _state() if state is None else state
+    return str(state.get("lang") or _asked(state.get("args", ())) or catalogue.default_lang())
+
+
+def _asked(args: Sequence[str]) -> str | None:
+    """The last valid `--lang` of a command line (click keeps the last of a repeated option), read before
+    click has parsed it, or where its parsing stopped first; none after `--`, where options end."""
+    asked = None
+    for before, arg in zip(["", *args], args):
+        if arg == "--":
+            break
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else arg if before == "--lang" else None
+        asked = value if value in catalogue.LANGS else asked
+    return asked
 
 
 def exercise_folders() -> tuple[Path, ...]:

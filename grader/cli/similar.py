@@ -1,47 +1,22 @@
-"""`grade similar OUTDIR`: the look-alike pairs of a graded class, and `grade batch --similar`'s last step.
-
-It reads the code the gradebook kept (so it compares a merged class whose shards graded on other
-machines), compares it with grader.classes.similarity, writes a side-by-side page per pair and the overview
-with its "unusually alike" section, and prints the most alike pairs.
-"""
+"""`grade similar OUTDIR`: the look-alike pairs of a graded class, compared by grader.classes.comparison; and
+what `grade batch --similar` prints after comparing the same way."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from grader.classes.similarity import THRESHOLD
 from grader.cli.options import lang_option, speak, warn
 from grader.messages import catalogue
-from grader.messages.errors import GraderError, writing
+from grader.messages.errors import writing
 from grader.render.text import one_line
 
+if TYPE_CHECKING:
+    from grader.classes.comparison import Compared
+
 BOILERPLATE_HELP = "Code every student was given, besides the template and the book's (repeatable)."
-
-
-def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang: str) -> Path:
-    """Compare the class of OUTDIR's gradebook and write its pages; returns the overview page."""
-    from grader.classes import pool, release, similarity
-    from grader.classes.gradebook import FILENAME, Gradebook
-    from grader.render import similar
-
-    with Gradebook(outdir / FILENAME) as book:
-        entries = book.latest()
-        kept = book.code(entry.sha256 for entry in entries)
-        shown = release.read(book).shown
-    codes = {entry.student: kept[entry.sha256] for entry in entries if entry.sha256 in kept}
-    missing = len({entry.student for entry in entries} - set(codes))
-    if missing:
-        warn(catalogue.text("similar.no_code", lang, count=missing))
-    found = similar.LookAlike(tuple(similarity.look_alikes(codes, similarity.given(boilerplate), threshold)),
-                              threshold, len(codes))
-    similar.write_pages(outdir, found, codes, lang)
-    index = pool.publish(outdir, entries, lang, rewrite_pages=False, shown=shown, look_alike=found)
-    for line in similar.terminal_lines(found, lang):
-        click.echo(one_line(line))
-    click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,
-                              threshold=similar.percent(threshold), path=one_line(index)))
-    return index
 
 
 @click.command("similar")
@@ -57,18 +32,23 @@ def similar_command(outdir: Path, boilerplate: tuple[Path, ...], threshold: floa
     FILEs) does not count, however it is typed; comments, docstrings, names, layout, statements that do
     nothing, the order of definitions and notebook cells are ignored. Exit 0 whatever it finds.
     """
-    from grader.classes.gradebook import FILENAME
+    from grader.classes import comparison
 
     lang = speak(lang)
-    check_boilerplate(boilerplate)
-    if not (outdir / FILENAME).is_file():
-        raise GraderError("batch.no_gradebook", path=str(outdir))
+    comparison.check_boilerplate(boilerplate)
     with writing():
-        compare(outdir, boilerplate, threshold, lang)
+        tell(comparison.compare(outdir, boilerplate, threshold, lang), lang)
 
 
-def check_boilerplate(boilerplate: tuple[Path, ...]) -> None:
-    """The --boilerplate files all exist, before any grading or comparing starts."""
-    absent = next((path for path in boilerplate if not path.is_file()), None)
-    if absent is not None:
-        raise GraderError("similar.no_boilerplate", path=str(absent))
+def tell(compared: Compared, lang: str) -> None:
+    """What a comparison found, for the terminal: the students it could not compare, the most alike pairs,
+    and where the overview is."""
+    from grader.render import similar
+
+    found = compared.found
+    if compared.missing:
+        warn(catalogue.text("similar.no_code", lang, count=compared.missing))
+    for line in similar.terminal_lines(found, lang):
+        click.echo(one_line(line))
+    click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,
+                              threshold=similar.percent(found.threshold), path=one_line(compared.index)))

@@ -30,7 +30,7 @@ from grader.judge.launcher import python_env
 from grader.load.submission import GRADER_CALL
 from grader.messages import catalogue
 from grader.messages.errors import GraderError
-from grader.results import RunResult, from_json
+from grader.results import RunResult, Ungraded, outcome_from_json
 
 _GRADE_MAGIC = re.compile(r"^\s*%grade\b")
 
@@ -120,11 +120,11 @@ def check(exercise: str, path: str | os.PathLike[str] | None = None, *, saved: b
         target, inputs = _this_notebook(shell), recorded_inputs(shell)
     if not target.is_absolute():
         target = Path.cwd() / target
-    reply = _ask({"spec": exercise, "path": str(target), "inputs": inputs, "lang": lang,
-                  "timeout": timeout, "seed": seed})
-    if "result" not in reply:
-        raise GradeError("jupyter.message", message=str(reply.get("message", reply)))
-    return from_json(reply["result"])
+    outcome = outcome_from_json(_ask({"spec": exercise, "path": str(target), "inputs": inputs, "lang": lang,
+                                      "timeout": timeout, "seed": seed}))
+    if isinstance(outcome, Ungraded):  # why there is no result, told as `grade` tells it
+        raise GradeError(outcome.problem.key, **outcome.problem.args)
+    return outcome
 
 
 def recorded_inputs(shell: Any) -> list[tuple[int, str]]:

@@ -1,13 +1,13 @@
 """The judge a Jupyter kernel grades with: a process of its own, kept warm between `%grade`s.
 
-The kernel is where the student's code runs, so nothing is judged there (a cell could rewrite the
-checks). `grader.integrations.jupyter` starts this process once per kernel and sends it, one JSON line per request,
-the code the kernel ran; it grades that in its sandbox, as `grade` does, and answers one JSON line:
-the result, or a message. That result is marked a self-check, never a grade: the kernel chose the code
-it sent and holds the result it gets back, so a course grades the saved notebook with `grade` instead.
-Its zygote and exercises stay loaded, so a second `%grade` costs the checks alone. It ends when the
-kernel closes its pipe, and dies with the kernel (the kernel kills it, and with it every sandbox, when
-the student presses Stop).
+The kernel is where the student's code runs, so nothing is judged there (a cell could rewrite the checks).
+`grader.integrations.jupyter` starts this process once per kernel and sends it, one JSON line per request,
+the code the kernel ran; it grades that in its sandbox with a `Grader`, as `grade` does, and answers one
+JSON line: the result model's own JSON (docs/json.md), a run or why there is none. A run is marked a
+self-check, never a grade: the kernel chose the code it sent and holds the result it gets back, so a course
+grades the saved notebook with `grade` instead. Its zygote and exercises stay loaded, so a second `%grade`
+costs the checks alone. It ends when the kernel closes its pipe, and dies with the kernel (the kernel kills
+it, and with it every sandbox, when the student presses Stop).
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from typing import Any, TextIO
 
 from grader.judge.grader import Grader
 from grader.judge.launcher import BLAS_THREADS
-from grader.messages import catalogue
 from grader.messages.errors import GraderError
 from grader.render.text import json_text
 from grader.sandbox.confine import die_with_parent
@@ -35,22 +34,24 @@ def serve(requests: TextIO, replies: TextIO, grader: Grader) -> None:
 
 
 def answer(request: dict[str, Any], grader: Grader) -> dict[str, Any]:
-    """{"result": the JSON result} or {"message": one line in the request's language}."""
+    """The result as `grade --json` writes it: the run, marked a self-check, or `Ungraded` and why (an
+    exercise no exercise has, code that cannot be graded: "ungradable"; a sandbox that did not start: "error")."""
     from grader.load.submission import kernel_inputs
-    from grader.results import to_json
+    from grader.results import RunResult, SubmissionResult, Ungraded, to_json
 
-    lang = request.get("lang", "en")
+    outcome: SubmissionResult
     try:
         chosen = grader.select(str(request["spec"]))
         path = Path(request["path"])
         inputs = request.get("inputs")
         source = path if inputs is None else kernel_inputs([(int(n), str(s)) for n, s in inputs], path)
         seed = request.get("seed")
-        run = grader.grade(source, chosen, seed=None if seed is None else int(seed), lang=lang,
-                           timeout=float(request.get("timeout", 60)), beside=True)
-    except GraderError as exc:
-        return {"message": catalogue.text(exc.key, lang, **exc.args_)}
-    return {"result": to_json(replace(run, self_check=True))}
+        outcome = grader.outcome(source, chosen, seed=None if seed is None else int(seed),
+                                 lang=request.get("lang", "en"), timeout=float(request.get("timeout", 60)),
+                                 beside=True)
+    except GraderError as exc:  # an exercise id or set no exercise has: the student's to fix
+        outcome = Ungraded("ungradable", exc.msg)
+    return to_json(replace(outcome, self_check=True) if isinstance(outcome, RunResult) else outcome)
 
 
 def main() -> None:

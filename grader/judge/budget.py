@@ -10,8 +10,9 @@ without it. All scale with --timeout; docs/students.md and the feedback page sta
 """
 from __future__ import annotations
 
-LOADING = 0.6  # of the budget: the window in which the cells run
-UNIT = 0.3  # of the budget: the most one cell may run before it is interrupted
+# LOADING and UNIT are the shares the feedback page states too: they live with the result model.
+from grader.results.shares import LOADING, UNIT
+
 MIN_UNIT = 1.0  # seconds a cell gets once the window is spent (and an interrupted cell when replayed)
 GRACE = 2.0  # seconds an interrupted cell has to stop before it is killed (or a tenth of its share)
 
@@ -35,8 +36,3 @@ def replay_share(first: float | None, interrupted: bool, budget: float, elapsed:
 def kill_after(share: float) -> float:
     """When a cell that was interrupted but did not stop is killed."""
     return share + max(GRACE, share / 10)
-
-
-def summary(budget: float) -> dict[str, float]:
-    """The shares of a budget, for the page: the window for the cells, a cell's most, the checks' reserve."""
-    return {"cells": budget * LOADING, "cell": budget * UNIT, "checks": budget * (1 - LOADING)}

@@ -157,7 +157,7 @@ class SandboxClient:
             if stopped is not None:
                 record = _record(cell, "interrupted", {**clean_error(stopped), "seconds": round(share, 1)})
         except StudentError as exc:
-            record = _record(cell, "error", exc.detail)
+            record = _record(cell, "raised", exc.detail)
         except ProbeTimeout as exc:
             record = _record(cell, "timeout", {"seconds": exc.detail})
         except BudgetExhausted as exc:
@@ -167,7 +167,7 @@ class SandboxClient:
             record = _record(cell, "crashed", {"how": exc.detail})
         if previous is None or record.status in ("timeout", "crashed"):
             self.records[cell.number] = record
-        if previous is None and record.status in ("ok", "error"):
+        if previous is None and record.status in ("ok", "raised"):
             self.shares[cell.number] = share
         return self._child is not None
 

@@ -5,7 +5,8 @@ from tracing before any child exists (it holds the expected values), the launche
 judge's own `import torch` so that both imports run at once, an instructor's exercise folders join
 the secrets no child may read as they load, every run gets a fresh secret seed unless one is asked
 for, and a launcher that fails is the machine's fault, never the submission's. A `Grader` takes them
-all, in that order, so no caller can skip one.
+all, in that order, so no caller can skip one. Launchers are started here and nowhere else: a batch's
+parent, which forks its judges instead of grading, takes its workers' zygotes from `Grader.zygotes`.
 
     with Grader(folders) as grader:
         run = grader.grade(path, grader.select("ch03"), lang="en", timeout=60)
@@ -17,12 +18,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Sequence
 
-from grader.judge.launcher import Launcher, LaunchError, default_launcher
+from grader.judge.launcher import Launcher, LaunchError, ZygoteLauncher, default_launcher, zygotes_available
 from grader.messages.errors import SandboxFailed
 from grader.sandbox.confine import hide_from_tracing
+from grader.sandbox.limits import Limits
 
 if TYPE_CHECKING:
-    from grader.checks.exercise import Exercise
+    from grader.judge.exercise import Exercise
     from grader.load.submission import Submission
     from grader.results import RunResult, SubmissionResult
 
@@ -30,7 +32,8 @@ if TYPE_CHECKING:
 class Grader:
     """A context manager owning the launcher (unless it was given one), the exercises and the seeds.
 
-    `launcher`: one to use and leave open (a batch worker's, or a test run's shared zygote)."""
+    `launcher`: one to use and leave open (a batch worker's, or a test run's shared zygote); without one,
+    the Grader starts its own once it has hidden this process, and closes it."""
 
     def __init__(self, folders: Sequence[Path] = (), *, launcher: Launcher | None = None) -> None:
         self.folders = tuple(folders)
@@ -38,7 +41,9 @@ class Grader:
         self._launcher: Launcher | None = None
 
     def __enter__(self) -> Grader:
-        hide_from_tracing()  # the judge holds the expected values: no child may read its memory
+        # The judge holds the expected values: no child may read its memory. For the process's life, never
+        # undone on exit: what it computed stays in its memory (the references stay imported).
+        hide_from_tracing()
         self._launcher = self._given or default_launcher()  # before the judge's own `import torch`
         return self
 
@@ -54,42 +59,52 @@ class Grader:
             raise RuntimeError("a Grader grades inside its `with` block")
         return self._launcher
 
+    @staticmethod
+    def zygotes(count: int) -> list[ZygoteLauncher]:
+        """`count` launchers on one zygote, each with a socket of its own, for the judges a batch's parent
+        forks (none where forking is unsafe: each judge's Grader then starts its own). The parent holds the
+        exercises its judges inherit, so it is hidden from tracing first, as `with Grader` hides a judge;
+        call it before the parent's own `import torch`, so that the zygote's import runs beside it."""
+        hide_from_tracing()
+        return ZygoteLauncher.shared(count) if zygotes_available() and count else []
+
     @cached_property
     def exercises(self) -> dict[str, Exercise]:
         """The package's exercises and those of every folder (raises ExerciseFolderError)."""
-        from grader.checks.exercise import discover
+        from grader.judge.exercise import discover
 
         return discover(folders=self.folders)
 
     def select(self, spec: str) -> list[Exercise]:
         """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas (raises UnknownExercise)."""
-        from grader.checks.exercise import select
+        from grader.judge.exercise import select
 
         return select(spec, self.exercises)
 
     def grade(self, source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], *,
-              lang: str, timeout: float, seed: int | None = None, beside: bool = False) -> RunResult:
+              lang: str, timeout: float, seed: int | None = None, beside: bool = False,
+              limits: Limits = Limits()) -> RunResult:
         """Grade one file (`beside`: with the files beside it), one student's files together, or what a
-        kernel ran. Raises LoadError when the submission cannot be graded, SandboxFailed when the
-        machine cannot start a sandbox."""
+        kernel ran, under the sandbox's `limits` (its defaults unless given). Raises LoadError when the
+        submission cannot be graded, SandboxFailed when the machine cannot start a sandbox."""
         from grader.judge import seeds
         from grader.judge.grading import grade
 
         try:
             return grade(source, exercises, self.launcher, seed=seeds.fresh() if seed is None else seed,
-                         lang=lang, timeout=timeout, beside=beside)
+                         lang=lang, timeout=timeout, beside=beside, limits=limits)
         except LaunchError as exc:
             raise SandboxFailed(exc) from None
 
     def outcome(self, source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], *,
-                lang: str, timeout: float, seed: int | None = None) -> SubmissionResult:
+                lang: str, timeout: float, seed: int | None = None, beside: bool = False) -> SubmissionResult:
         """As `grade`, with "could not grade" as a result: `Ungraded("ungradable")` for the student's
         files, `Ungraded("error")` when the sandbox could not start."""
         from grader.load.submission import LoadError
         from grader.results import Ungraded
 
         try:
-            return self.grade(source, exercises, lang=lang, timeout=timeout, seed=seed)
+            return self.grade(source, exercises, lang=lang, timeout=timeout, seed=seed, beside=beside)
         except LoadError as exc:
             return Ungraded("ungradable", exc.msg)
         except SandboxFailed as exc:

@@ -14,9 +14,9 @@ from typing import Any, Sequence
 import torch
 
 from grader import __version__
-from grader.checks.exercise import Check, Exercise, NotFound, Outcome, Verdict, cause_of
 from grader.judge import near_miss, seeds
 from grader.judge.client import SandboxClient
+from grader.judge.exercise import Check, Exercise, NotFound, Outcome, Verdict, cause_of
 from grader.judge.launcher import Launcher
 from grader.judge.probes import (
     AnswerTooLarge,

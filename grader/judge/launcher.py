@@ -263,4 +263,5 @@ def zygotes_available() -> bool:
 
 
 def default_launcher() -> Launcher:
+    """The launcher this platform grades with, for `Grader` alone, which hides its process from tracing first."""
     return ZygoteLauncher() if zygotes_available() else SpawnLauncher()

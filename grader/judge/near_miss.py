@@ -18,11 +18,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from grader.checks.exercise import Outcome
 from grader.judge.client import SandboxClient
+from grader.judge.exercise import Outcome
 from grader.load.submission import Cell
 from grader.messages.catalogue import Msg
 from grader.results import CellRecord, cascade, where
+from grader.results.statuses import STOPPED
 
 # A name this close to the one looked for (after letter case and underscores are set aside) is a near miss;
 # names whose digits differ never are: SelfAttention_v1 and SelfAttention_v2, xbow2 and xbow3 are different answers.
@@ -100,7 +101,7 @@ def explain(sb: SandboxClient, what: Msg, wanted: Iterable[str]) -> Outcome:
     records = sb.cell_records()
     chain = cascade.find(records)
     followers = {r.cell for r in chain.followers} if chain else set()
-    raised = {r.cell: r for r in records if r.status in ("error", "interrupted") and isinstance(r.error, dict)
+    raised = {r.cell: r for r in records if r.status in STOPPED and isinstance(r.error, dict)
               and r.cell not in followers}  # a follower's NameError is not the cause: the chain's root is
     for name in names:
         stopped = _stopped(raised, bound, name)

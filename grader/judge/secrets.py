@@ -6,7 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-_HIDDEN: list[str] = []  # instructors' exercise folders loaded in this process
+# Instructors' exercise folders loaded in this process, each once (resolved), and kept for the process's life:
+# what a folder held (its checks, its references) stays in this process once loaded (its modules stay
+# imported), and a batch's judges, forked from the parent that loaded the folders, grade with those
+# exercises without loading them again, so every later child of this process is kept from them too.
+_HIDDEN: list[str] = []
 
 
 def hide(path: str) -> None:

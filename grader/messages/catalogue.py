@@ -1,7 +1,8 @@
 """The message catalogue: every user-facing sentence, in English and Chinese, under one key.
 
-Exercises add their own messages (namespaced by exercise id) when they are loaded, so a new
-exercise brings its text with it and the core never hard-codes a sentence.
+Exercises add their own messages (namespaced by exercise id) when they are discovered
+(grader.judge.exercise.discover: the exercises this process grades with), so a new exercise brings its
+text with it and the core never hard-codes a sentence; building an Exercise writes nothing here.
 """
 from __future__ import annotations
 
@@ -19,10 +20,15 @@ _MESSAGES: dict[str, Texts] = {}
 
 
 def add(key: str, texts: Texts) -> None:
+    complete(key, texts)
+    _MESSAGES[key] = dict(texts)
+
+
+def complete(key: str, texts: Texts) -> None:
+    """A message holds every language (ValueError if not): what `add` takes, checked where a message is written."""
     missing = [lang for lang in LANGS if lang not in texts]
     if missing:
         raise ValueError(f"message {key!r} lacks {', '.join(missing)}")
-    _MESSAGES[key] = dict(texts)
 
 
 def add_all(messages: Mapping[str, Texts], prefix: str = "") -> None:
@@ -91,9 +97,9 @@ class _Lenient(dict[str, Any]):
 
 
 def _load() -> None:
-    from grader.messages import ci, classes, grading, lms, page
+    from grader.messages import ci, classes, grading, lms, page, usage
 
-    for area in (grading, page, classes, ci, lms):
+    for area in (grading, page, classes, ci, lms, usage):
         add_all(area.MESSAGES)
 
 

@@ -20,7 +20,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the grader's judge process stopped ({error}); run %grade again",
         "zh": "评分器的评判进程意外结束（{error}）；请重新运行 %grade",
     },
-    "jupyter.message": {"en": "{message}", "zh": "{message}"},
     "jupyter.stopped": {
         "en": "grading stopped: nothing of it is left running",
         "zh": "评分已停止：相关进程均已结束",

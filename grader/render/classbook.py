@@ -14,14 +14,13 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from grader.classes.gradebook import Entry, page_name
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
 from grader.render import html, similar
 from grader.render.mistakes import AffectedStudent, check_href, common_mistakes
-from grader.render.similar import LookAlike
+from grader.render.pages import page_name
 from grader.render.text import csv_text, json_text
-from grader.results import CheckResult, ExerciseResult, RunResult, to_json
+from grader.results import CheckResult, Entry, ExerciseResult, LookAlike, RunResult, to_json
 from grader.results import percent as score_percent
 
 BINS = 10  # the histogram's bins, each ten points of percent wide; the last one holds 100

@@ -14,12 +14,11 @@ from typing import Any, Sequence
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from grader.judge import budget
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
 from grader.render import figures, source
 from grader.render.text import clean, left_out, odd_header, problem_cells, problem_line, self_check
-from grader.results import RunResult, frames_of, where
+from grader.results import RunResult, frames_of, shares, where
 
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
@@ -119,6 +118,6 @@ ENV.globals.update(
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     frames_of=frames_of, book_reference=source.book_reference,
-    time_shares=budget.summary,
+    time_shares=shares.summary,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from grader.classes.gradebook import Entry, page_name
+from grader.render.pages import page_name
 from grader.render.text import csv_text
-from grader.results import CheckResult
+from grader.results import CheckResult, Entry
 
 OTHER = "other"  # the mistake column of an unnamed failure in the spreadsheet
 

@@ -12,22 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from grader.classes.gradebook import page_name
-from grader.classes.similarity import Pair
 from grader.messages import catalogue
 from grader.render import html
 from grader.render.atomic import write_atomic
+from grader.render.pages import page_name
+from grader.results import LookAlike, Pair
 
 FOLDER = "similar"
-
-
-@dataclass(frozen=True)
-class LookAlike:
-    """What a comparison of the class found, for the overview."""
-
-    pairs: tuple[Pair, ...]
-    threshold: float
-    compared: int  # the students whose code was compared
 
 
 @dataclass(frozen=True)

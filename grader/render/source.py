@@ -33,7 +33,7 @@ class Excerpt:
 def for_check(cells: Sequence[CellRecord], evidence: Mapping[str, Any]) -> Excerpt | None:
     """The student's code behind a check: the deepest own frame of its error, else where the object
     it judged was defined (evidence["object"]): the lines of it that make the diagnosed mistake
-    (evidence["cause"], grader.checks.exercise.Exercise.causes) where it has them, else its first lines."""
+    (evidence["cause"], grader.judge.exercise.Exercise.causes) where it has them, else its first lines."""
     frame = deepest_frame(evidence.get("error"))
     if frame is not None:
         record = cell_at(cells, frame["file"], frame["line"])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from grader.results import CellRecord
+from grader.results.statuses import STOPPED
 
 _UNDEFINED = re.compile(r"name '(?P<name>[^']+)' is not defined")
 _IMPORT = re.compile(r"\s*import\s+(?P<names>[^#;]+)")
@@ -32,7 +33,7 @@ class Cascade:
 def find(cells: Sequence[CellRecord]) -> Cascade | None:
     """The first failed cell whose unrun lines bind a name a later cell raised NameError for, with every
     later cell that failed for want of a name it or one of those cells would have bound."""
-    failed = [c for c in cells if c.status in ("error", "interrupted") and isinstance(c.error, dict)]
+    failed = [c for c in cells if c.status in STOPPED and isinstance(c.error, dict)]
     for i, root in enumerate(failed):
         first = unrun_bindings(root)
         unbound, followers = set(first), []

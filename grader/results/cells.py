@@ -6,7 +6,8 @@ import signal
 from typing import Any, Mapping, Sequence, get_args
 
 from grader.messages.catalogue import Msg
-from grader.results.model import CellRecord, CellStatus
+from grader.results.model import CellRecord
+from grader.results.statuses import CellStatus
 
 _NOTEBOOK_CELL = re.compile(r"<cell (\d+)>")
 _KERNEL_INPUT = re.compile(r"<In \[(\d+)\]>")  # a cell as a Jupyter kernel ran it (grader.load.submission.kernel_inputs)

@@ -2,24 +2,31 @@
 submission that could not be graded at all (`Ungraded`).
 
 Every output (terminal, HTML, JSON, Gradescope, the gradebook) is a renderer that reads these frozen
-dataclasses and nothing else, so a new output format never needs to touch grading code. The model
-imports no renderer: how a result displays in Jupyter is registered by grader.render (DISPLAY).
+dataclasses and nothing else, so a new output format never needs to touch grading code. No module of the
+model imports a renderer: how a result displays in Jupyter is registered by grader.render (DISPLAY), which
+the model loads by name when IPython first asks.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from grader.messages.catalogue import Msg
+from grader.results.statuses import CellStatus, Status, UngradedStatus
 
-# One vocabulary of statuses: a check's, a cell's, and a submission's in a class (graded, or why not).
-Status = Literal["passed", "failed", "error", "skipped"]
-CellStatus = Literal["ok", "error", "interrupted", "timeout", "crashed", "skipped"]
-SubmissionStatus = Literal["graded", "ungradable", "error"]
-
-# How a run shows itself in IPython, by MIME type. grader.render fills it when it loads, so the model
-# never imports its renderers (and no import circle runs through them).
+# How a run shows itself in IPython, by MIME type. DISPLAY_BACKEND, the renderers' package, fills it when it
+# loads; the model names that package instead of importing it (as pandas names its plotting backend) and
+# loads it the first time IPython asks, so a result shows however it was made (`from_json` in a notebook),
+# and no module of the model depends on a renderer's code (nor does an import circle run through them).
 DISPLAY: dict[str, Callable[[RunResult], str]] = {}
+DISPLAY_BACKEND = "grader.render"
+
+
+def _display(mime: str) -> Callable[[RunResult], str]:
+    if not DISPLAY:
+        importlib.import_module(DISPLAY_BACKEND)
+    return DISPLAY[mime]
 
 
 @dataclass(frozen=True)
@@ -154,15 +161,13 @@ class RunResult:
     def grader_fault(self) -> bool:
         return any(c.status == "error" for e in self.exercises for c in e.checks)
 
-    def _repr_html_(self) -> str | None:
+    def _repr_html_(self) -> str:
         """Jupyter shows a result (`check("3.1")` as a cell's last line) as its inline feedback."""
-        show = DISPLAY.get("text/html")
-        return show(self) if show else None
+        return _display("text/html")(self)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """A terminal IPython shows it as `grade` does in a terminal."""
-        show = DISPLAY.get("text/plain")
-        printer.text(show(self) if show else f"<RunResult {self.score:g}/{self.max_score:g}>")
+        printer.text(_display("text/plain")(self))
 
     @property
     def unlisted_problems(self) -> int:
@@ -177,7 +182,7 @@ class Ungraded:
     notebook, nothing to grade; the student's to fix) or the grader failed on it ("error": ours, and a
     batch grades it again next run). Every output that tells "could not grade" reads this one type."""
 
-    status: Literal["ungradable", "error"]
+    status: UngradedStatus
     problem: Msg
 
 

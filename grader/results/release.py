@@ -24,7 +24,8 @@ from dataclasses import replace
 from typing import Literal, get_args
 
 from grader.messages import catalogue
-from grader.results.model import CheckResult, ExerciseResult, RunResult, Status
+from grader.results.model import CheckResult, ExerciseResult, RunResult
+from grader.results.statuses import Status
 
 Policy = Literal["score", "verdicts", "everything"]
 POLICIES: tuple[Policy, ...] = get_args(Policy)

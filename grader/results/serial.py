@@ -97,11 +97,19 @@ def _floats(value: Any) -> Any:
     return value
 
 
+# A cell's status as a result written before the statuses had one vocabulary (grader.results.statuses) spells
+# it: what the student's code raised was "error", the word that is now the grader's fault alone.
+_CELL_WORDS = {"error": "raised"}
+
+
 def from_json(data: dict[str, Any]) -> RunResult:
     """The inverse of to_json, so a gradebook re-renders every output without regrading. A row written
-    before results were bounded lists every cell: it is counted and bounded as a new one is."""
+    before results were bounded lists every cell: it is counted and bounded as a new one is; one written
+    before the cells' statuses were renamed is read in today's words."""
     data = _floats(data)
-    cells = tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"])
+    cells = tuple(CellRecord(**{**c, "status": _CELL_WORDS.get(c["status"], c["status"]),
+                                "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"])
+    counts = {_CELL_WORDS.get(status, status): n for status, n in (data.get("cell_counts") or {}).items()}
     return bounded(RunResult(
         grader_version=data["grader_version"],
         seed=data["seed"],
@@ -120,7 +128,7 @@ def from_json(data: dict[str, Any]) -> RunResult:
         ),
         protections=tuple(data["protections"]),
         output_tail=data.get("output_tail", ""),
-        cell_counts=data.get("cell_counts") or count_cells(cells),
+        cell_counts=counts or count_cells(cells),
         budget_s=data.get("budget_s", 0.0),
         cells_s=data.get("cells_s", 0.0),
         self_check=data.get("self_check", False),

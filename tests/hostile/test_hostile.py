@@ -35,8 +35,7 @@ from typing import Any, Iterator
 import pytest
 
 import mutations  # tests/corpus, put on sys.path by the root conftest
-from conftest import EXERCISES, SOLUTION, Grade, check, statuses
-from grader.judge.grading import grade
+from conftest import EXERCISES, SOLUTION, Grade, check, grade, statuses
 from grader.judge.launcher import ZygoteLauncher
 from grader.render import html, terminal
 from grader.results import RunResult
@@ -192,7 +191,7 @@ def test_exit(hostile: Hostile, kind: str, where: str, how: str) -> None:
     after it in the same file keep their points, as they do after it in a `# %%` block of their own or in
     a notebook's cell (numbered over all cells: a markdown cell comes first)."""
     attack = hostile.attack(how)
-    status = "error" if how == "exit_sys" else "crashed"
+    status = "raised" if how == "exit_sys" else "crashed"
     if kind == "py":
         source = attack + "\n" + SOURCE if where == "before" else after(attack)
     else:
@@ -310,8 +309,8 @@ def test_memory_bomb(hostile: Hostile) -> None:
     run = hostile.grade(before(bomb), "3.1", timeout=60)
     assert hostile.elapsed < 45, hostile.elapsed  # touching 6 GB takes ~15 s on a slow VM
     record = cell(run, 1)
-    assert record.status in ("error", "crashed", "interrupted"), record
-    if record.status == "error":  # raised where the block is allocated
+    assert record.status in ("raised", "crashed", "interrupted"), record
+    if record.status == "raised":  # raised where the block is allocated
         assert error_type(record) == "MemoryError" and record.error is not None
         assert record.error["line"] == line_of(bomb, "hog.append("), record.error
     assert cell(run, 2).status == "ok"
@@ -385,7 +384,7 @@ def test_fake_results_at_import(hostile: Hostile) -> None:
     """Fake JSON, PASSED lines and ::workflow commands in the output and a cell's exception change
     nothing: the score is what the answers earn, and no terminal line starts with '::'."""
     run = hostile.grade(after(hostile.attack("fake_results")), "3.1,3.2")
-    assert cells(run) == [(1, "ok"), (2, "error")]
+    assert cells(run) == [(1, "ok"), (2, "raised")]
     assert error_type(cell(run, 2)) == "RuntimeError"
     assert statuses(run, "3.1") == ALL_31 and statuses(run, "3.2") == ALL_32
     assert run.score == run.max_score == 16
@@ -496,7 +495,7 @@ def test_kill_every_process(hostile: Hostile, private_launcher: ZygoteLauncher) 
         assert elapsed < 30 + SLACK
         assert canary.poll() is None, "os.kill(-1, 9) reached a process outside the sandbox"
         assert private_launcher.zygote.proc.poll() is None, "os.kill(-1, 9) reached the zygote"
-        assert cell(run, 1).status == "ok" and cell(run, 2).status in ("ok", "error", "crashed")
+        assert cell(run, 1).status == "ok" and cell(run, 2).status in ("ok", "raised", "crashed")
         assert statuses(run, "3.1") == ALL_31
     finally:
         canary.kill()
@@ -513,7 +512,7 @@ def test_writes_outside_scratch_fail(hostile: Hostile, attack: str) -> None:
     run = hostile.grade(after(hostile.attack(attack)), "3.1")
     assert cell(run, 1).status == "ok"
     record = cell(run, 2)
-    assert record.status == "error" and error_type(record) in ("PermissionError", "OSError"), record
+    assert record.status == "raised" and error_type(record) in ("PermissionError", "OSError"), record
     assert statuses(run, "3.1") == ALL_31
 
 
@@ -537,7 +536,7 @@ def test_reference_is_out_of_reach(hostile: Hostile, attack: str) -> None:
     raised = [r for r in every_cell(run) if r.status != "ok"]  # the statement that tried (and any using it)
     assert raised, f"the reference was reachable: score {run.score}/{run.max_score}"
     record = raised[0]
-    assert record.status == "error" and error_type(record) in ("PermissionError", "ImportError", "ModuleNotFoundError"), record
+    assert record.status == "raised" and error_type(record) in ("PermissionError", "ImportError", "ModuleNotFoundError"), record
     nothing_found(run)
 
 
@@ -581,7 +580,7 @@ def test_network_is_closed(hostile: Hostile, attack: str, tcp_server: socket.soc
     assert not _received(tcp_server) and not _received(udp_server), "the submission reached the network"
     assert cell(run, 1).status == "ok"
     record = cell(run, 2)
-    assert record.status == "error", f"the socket worked: {run.output_tail[-200:]!r}"
+    assert record.status == "raised", f"the socket worked: {run.output_tail[-200:]!r}"
     assert error_type(record) in ("PermissionError", "OSError", "ConnectionRefusedError", "TimeoutError"), record
     assert statuses(run, "3.1") == ALL_31
 
@@ -589,7 +588,7 @@ def test_network_is_closed(hostile: Hostile, attack: str, tcp_server: socket.soc
 # -- 12. markup and terminal escapes ----------------------------------------------------------------------------------
 def test_markup_and_escapes_in_output_and_cell_error(hostile: Hostile) -> None:
     run = hostile.grade(after(hostile.attack("markup_escapes")), "3.1")
-    assert cells(run) == [(1, "ok"), (2, "error")]
+    assert cells(run) == [(1, "ok"), (2, "raised")]
     assert error_type(cell(run, 2)) == "ValueError"
     assert statuses(run, "3.1") == ALL_31
     assert_safe_rendering(run)

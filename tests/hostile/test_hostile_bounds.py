@@ -29,11 +29,10 @@ import pytest
 import torch
 
 import mutations  # tests/corpus, put on sys.path by the root conftest
-from conftest import ROOT, check, mutant, select, statuses
+from conftest import ROOT, check, grade, mutant, select, statuses
 from grader.checks import tensors as evidence
 from grader import wire
 from grader.classes.gradebook import FILENAME
-from grader.judge.grading import grade
 from grader.judge.launcher import ZygoteLauncher
 from grader.results import RunResult, from_json
 from grader.judge.client import ANSWER_BYTES
@@ -170,7 +169,7 @@ def test_a_statement_too_deep_for_the_parser_fails_alone(hostile: Hostile, chain
     run = hostile.grade(f"x = {chain}\n" + SOURCE, "3.1")
     clean(run)
     assert statuses(run, "3.1") == ALL_31
-    assert [cell.status for cell in run.cells if cell.status != "ok"] == ["error"]
+    assert [cell.status for cell in run.cells if cell.status != "ok"] == ["raised"]
 
 # -- strict JSON ------------------------------------------------------------------------------------------------
 def strict(text: str) -> Any:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SOLUTION, check
-from grader.classes.gradebook import page_name
+from grader.render.pages import page_name
 from grader.classes.roster import RosterError, collect
 
 from .test_hostile import Hostile, after, hostile, no_grader_errors  # noqa: F401

@@ -24,8 +24,7 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 import processes
-from conftest import CORPUS, SOLUTION, select, statuses
-from grader.judge.grading import grade
+from conftest import CORPUS, SOLUTION, grade, select, statuses
 from grader.judge.launcher import ZygoteLauncher
 from grader.classes.roster import collect
 from grader.sandbox.limits import Limits

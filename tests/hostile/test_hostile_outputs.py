@@ -19,9 +19,9 @@ import nbformat
 import pytest
 
 from conftest import SOLUTION
-from grader.classes.gradebook import Entry, Gradebook
+from grader.classes.gradebook import Gradebook
 from grader.render import classbook, github, gradescope, html, junit, terminal
-from grader.results import RunResult, from_json, to_json
+from grader.results import Entry, RunResult, from_json, to_json
 
 from .test_hostile import ALL_31, SOURCE, Hostile, after, hostile  # noqa: F401
 
@@ -69,7 +69,7 @@ def assert_bounded(run: RunResult, tmp_path: Path) -> None:
     assert len(page.encode()) <= PAGE_BYTES, f"page of {len(page.encode()):,} bytes"
     lines = terminal.render(run, None, color=False).splitlines()
     assert len(lines) <= TERMINAL_LINES, f"{len(lines):,} terminal lines"
-    entry = Entry("student", "3.1", run.submission.sha256, run.grader_version, "graded", ("s.ipynb",), run)
+    entry = Entry("student", "3.1", run.submission.sha256, run.grader_version, ("s.ipynb",), run)
     line = classbook.results_jsonl([entry])
     assert len(line.encode()) <= JSON_BYTES, f"results.jsonl line of {len(line.encode()):,} bytes"
     assert len(classbook.index_html([entry], "en").encode()) <= PAGE_BYTES
@@ -98,7 +98,7 @@ def test_thousands_of_cells_that_raise_are_counted_and_the_first_listed(hostile:
     run = hostile.grade(nbformat.writes(nb), "3.1", suffix=".ipynb", timeout=60)
     assert statuses(run) == ALL_31  # the answers in cell 1 still count
     assert_bounded(run, tmp_path)
-    assert run.cell_counts == {"ok": 1, "error": CELLS + 1}
+    assert run.cell_counts == {"ok": 1, "raised": CELLS + 1}
     problems = [c for c in run.cells if c.status != "ok"]
     assert [c.cell for c in problems] == list(range(2, 2 + LISTED_PROBLEMS))
     assert run.unlisted_problems == CELLS + 1 - LISTED_PROBLEMS
@@ -113,12 +113,12 @@ def test_a_gradebook_row_that_lists_every_cell_is_read_bounded(hostile: Hostile)
     run = hostile.grade(after(hostile.attack("raise_in_every_cell", n=1)), "3.1")
     old = to_json(run)
     old.pop("cell_counts", None)
-    error = next(c for c in old["cells"] if c["status"] == "error")
+    error = next(c for c in old["cells"] if c["status"] == "raised")
     ok = {**error, "cell": 1, "status": "ok", "error": None, "source": SOURCE}
     old["cells"] = [ok] + [{**error, "cell": n} for n in range(2, 2 + CELLS)]
     again = from_json(old)
     assert len(terminal.render(again, None, color=False).splitlines()) <= TERMINAL_LINES
-    assert again.cell_counts == {"ok": 1, "error": CELLS}
+    assert again.cell_counts == {"ok": 1, "raised": CELLS}
     assert [c.cell for c in again.cells if c.status != "ok"] == list(range(2, 2 + LISTED_PROBLEMS))
     assert again.unlisted_problems == CELLS - LISTED_PROBLEMS
 

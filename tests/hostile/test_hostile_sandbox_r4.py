@@ -18,9 +18,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import select, statuses
+from conftest import grade, select, statuses
 from grader.judge.accelerator import DEVICE_OVERRIDE
-from grader.judge.grading import grade
 from grader.judge.launcher import ZygoteLauncher
 from grader.render import terminal
 from grader.results import RunResult

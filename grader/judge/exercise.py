@@ -2,6 +2,8 @@
 
 A check is `fn(sandbox, reference, rng) -> Outcome`. It never mutates global state and never sees
 a verdict from the child: it asks the sandbox for values and compares them here, in the judge.
+Grading runs exercises, so they are defined here; authors reach these names through grader.checks,
+which imports the judge and is never imported by it.
 """
 from __future__ import annotations
 
@@ -109,6 +111,15 @@ class Exercise:
     origin: Path | None = None
 
     def __post_init__(self) -> None:
+        """Every message in every language, said as the file that builds it loads. Building one writes nothing
+        global (a test's Exercise, or one built twice, leaves the catalogue as it was): its messages and causes
+        join the process's when it is discovered (`discover`), as one of the exercises it grades with."""
+        for key, texts in self.messages.items():
+            catalogue.complete(f"{self.id}.{key}", texts)
+
+    def register(self) -> None:
+        """Its messages into the catalogue and its causes beside every exercise's, under its id, for the
+        checks' results (and another exercise's notes) to name."""
         catalogue.add_all(self.messages, prefix=f"{self.id}.")
         CAUSES.update((f"{self.id}.{key}", pattern) for key, pattern in self.causes.items())
 
@@ -189,6 +200,7 @@ def _register(module: ModuleType, found: dict[str, Exercise], replace: bool = Tr
         if not replace and exercise.id in found:  # an instructor's file may not silently replace another's
             raise ExerciseFolderError("cli.duplicate_exercise", id=exercise.id, path=str(module.__file__))
         exercise.origin = Path(module.__file__) if module.__file__ else None
+        exercise.register()
         found[exercise.id] = exercise
 
 

@@ -1,0 +1,19 @@
+"""Messages: what the command line's edge says when it cannot run a command: a usage error, as click lays it
+out (the usage line, where to find help, the error), and a failure of the grader itself.
+
+Pure data, in every language of grader.messages.catalogue.LANGS; the catalogue loads it.
+"""
+MESSAGES: dict[str, dict[str, str]] = {
+    "usage.usage": {"en": "Usage: {usage}", "zh": "用法：{usage}"},
+    "usage.help": {"en": "Try '{command}' for help.", "zh": "运行 '{command}' 查看帮助。"},
+    "usage.error": {"en": "Error: {error}", "zh": "错误：{error}"},
+    "usage.no_such_option": {"en": "No such option: {name}", "zh": "没有这个选项：{name}"},
+    "usage.did_you_mean": {"en": "{error} (Did you mean {names}?)", "zh": "{error}（是不是 {names}？）"},
+    "usage.missing_argument": {"en": "Missing argument {name}.", "zh": "缺少参数 {name}。"},
+    "usage.missing_option": {"en": "Missing option {name}.", "zh": "缺少选项 {name}。"},
+    "usage.bad_value": {"en": "Invalid value for {name}: {error}", "zh": "{name} 的值无效：{error}"},
+    "cli.internal_error": {
+        "en": "internal error: {error}",
+        "zh": "评分程序内部错误：{error}",
+    },
+}
