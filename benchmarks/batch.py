@@ -4,13 +4,15 @@ Generates N notebooks (correct answers and named bugs from tests/corpus/mutation
 `grade batch DIR -e SET -o OUT -j J` for each exercise set while sampling the memory of its process
 tree, then executes a few of the same notebooks in a Jupyter kernel with nbclient, as nbgrader and
 otter do. Targets: >= 20 submissions/s, >= 30x faster per submission than the kernel way, <= 1 GiB per
-worker. It only reports: it always exits 0.
+worker; with a floor run, -e ch03 at most 2x the floor's CPU per submission and -e mask at most 1.3x. It
+only reports: it always exits 0.
 
     python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask ch03] [--kernel-sample 5]
                                [--seed 0] [--json PATH]
 
 `--sets floor ...` also grades the class with a check that asks nothing, and says what the other sets'
-checks cost above it and what the 20 submissions/s target leaves them.
+checks cost above it and what the 20 submissions/s target leaves them. Each set's report ends with where a
+submission's time goes: its cells, each check, the rest.
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ MUTATIONS = ROOT / "tests" / "corpus" / "mutations.py"
 TARGET_RATE = 20.0  # submissions per second
 TARGET_SPEEDUP = 30.0  # kernel seconds per submission / batch seconds per submission
 TARGET_WORKER_BYTES = 1 << 30
+# CPU per submission, over the floor's (`--sets floor`): what a set's checks may cost above running the cells
+TARGET_FLOOR_RATIO = {"ch03": 2.0, "mask": 1.3}
 SAMPLE_EVERY_S = 0.05
 # Pss costs ~5 ms a read for a process that mapped torch (RSS: 0.02 ms): read it on every 20th sample
 # only, so that the sampler does not take the CPU it measures.
@@ -333,6 +337,31 @@ def submission_seconds(out: Path) -> list[float]:
     return [float(r["result"]["duration_s"]) for r in records if r.get("result")]
 
 
+def time_profile(out: Path) -> dict[str, Any]:
+    """Where a submission's time goes, from each run's own record in results.jsonl: its cells (the sandbox
+    started and the notebook run), each check (the judge and its sandbox taking turns: one waits while the
+    other works, so the wall time is close to the CPU time), and the rest of its run (teardown, the result
+    model). Means in seconds over the submissions that were graded."""
+    path = out / "results.jsonl"
+    runs = [json.loads(line)["result"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] \
+        if path.exists() else []
+    runs = [r for r in runs if r and r.get("exercises") is not None]
+    if not runs:
+        return {}
+    checks: dict[str, float] = {}
+    for run in runs:
+        for exercise in run["exercises"]:
+            for check in exercise["checks"]:
+                name = f"{exercise['id']} {check['id']}"
+                checks[name] = checks.get(name, 0.0) + check["duration_s"]
+    cells = sum(r["cells_s"] for r in runs) / len(runs)
+    total = sum(r["duration_s"] for r in runs) / len(runs)
+    per_check = {name: seconds / len(runs) for name, seconds in checks.items()}
+    return {"runs": len(runs), "run_s": round(total, 4), "cells_s": round(cells, 4),
+            "checks_s": {name: round(s, 4) for name, s in sorted(per_check.items(), key=lambda kv: -kv[1])},
+            "rest_s": round(total - cells - sum(per_check.values()), 4)}
+
+
 def check_run(out: Path, submissions: list[Submission], exercise_set: str) -> dict[str, Any]:
     """Was the run real: one row per student, every correct answer at full marks, and (for the whole
     set) every bug costing points."""
@@ -430,6 +459,7 @@ def checks_budget(batches: list[dict[str, Any]], n: int, cores: int) -> dict[str
         "floor_cpu_s_per_submission": round(floor_cpu, 4),
         "budget_cpu_s_per_submission": round((n / TARGET_RATE - floor["wall_s"]) * cores / n, 4),
         "cpu_s_per_submission": {b["set"]: round(b["cpu_s"] / n - floor_cpu, 4) for b in batches if b is not floor},
+        "floor_ratio": {b["set"]: round(b["cpu_s"] / floor["cpu_s"], 3) for b in batches if b is not floor},
     }
 
 
@@ -455,7 +485,23 @@ def print_checks(checks: dict[str, Any]) -> None:
           f" {checks['floor_cpu_s_per_submission'] * 1000:.1f} ms CPU per submission; at {TARGET_RATE:g}"
           f" submissions/s the checks may add {checks['budget_cpu_s_per_submission'] * 1000:.1f} ms CPU per submission")
     for name, cpu in checks["cpu_s_per_submission"].items():
-        print(f"  checks of -e {name}: {cpu * 1000:.1f} ms CPU per submission above the floor")
+        ratio, target = checks["floor_ratio"][name], TARGET_FLOOR_RATIO.get(name)
+        print(f"{verdict(None if target is None else ratio <= target)}  -e {name}: {ratio:.2f}x the floor's CPU per"
+              f" submission ({cpu * 1000:.1f} ms above it{f'; target <= {target:g}x' if target else ''})")
+
+
+def print_profile(batch: dict[str, Any]) -> None:
+    profile = batch.get("profile")
+    if not profile:
+        return
+    checks = ", ".join(f"{name} {ms(s)}" for name, s in profile["checks_s"].items())
+    print(f"where a submission's time goes in `-e {batch['set']}` (mean of {profile['runs']} runs,"
+          f" each {ms(profile['run_s'])}): cells {ms(profile['cells_s'])}; checks: {checks};"
+          f" the rest {ms(profile['rest_s'])}")
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
 
 
 def print_memory(batch: dict[str, Any]) -> None:
@@ -481,6 +527,8 @@ def print_report(figures: dict[str, Any]) -> None:
     print_batches(figures["batches"], n, figures["cores"])
     if s["checks"]:
         print_checks(s["checks"])
+    for batch in figures["batches"]:
+        print_profile(batch)
     for batch in figures["batches"]:
         print_memory(batch)
     kernel = figures["kernel"]
@@ -538,6 +586,7 @@ def main(argv: list[str] | None = None) -> int:
             ran = batch["exit_code"] in (0, 1)  # 2: it could not run at all
             batch["check"] = check_run(out, submissions, exercise_set) if ran else {"ok": False}
             batch["own_s"] = submission_seconds(out)
+            batch["profile"] = time_profile(out)
             batches.append(batch)
         sample = kernel_sample(folder, submissions, args.kernel_sample) if args.kernel_sample > 0 else []
         kernel = kernel_seconds(sample) if sample else "--kernel-sample 0"

@@ -270,26 +270,37 @@ def attend(x: torch.Tensor, roles: Roles, num_heads: int, bug: str | None = None
         return t if bug == "no_split_transpose" else t.transpose(1, 2)
 
     q, k, v = split(q), split(k), split(v)
+    if bug in FUSED:  # the same numbers from torch's causal kernel, which skips the masked half: ~3x faster on 1024
+        scale = {"no_scaling": 1.0, "scale_by_d_out": d_out**-0.5, "scale_by_tokens": tokens**-0.5}.get(bug or "")
+        context = F.scaled_dot_product_attention(q, k, v, is_causal=bug != "mask_not_applied", scale=scale)
+    else:
+        context = _weights(q, k, bug, head_dim) @ v
+    if bug != "no_merge_transpose":
+        context = context.transpose(1, 2)
+    context = context.contiguous().view(b, tokens, d_out)
+    return F.linear(context, roles.o, roles.o_b) if roles.o is not None else context
+
+
+# The bugs (None: the book's attention) whose weights are a causal or a full softmax at some scale: what
+# torch's fused attention computes, without the (heads, tokens, tokens) scores in memory
+FUSED = (None, "query_key_swapped", "no_merge_transpose", "mask_not_applied", "no_scaling", "scale_by_d_out",
+         "scale_by_tokens")
+
+
+def _weights(q: torch.Tensor, k: torch.Tensor, bug: str | None, head_dim: int) -> torch.Tensor:
+    """The attention weights the other bugs compute, step by step as the book does."""
     scores = q @ k.transpose(-2, -1)
     n = scores.shape[-1]
     ones = torch.ones(n, n, dtype=torch.bool)
     hidden = torch.tril(ones, diagonal=-1) if bug == "inverted_mask" else torch.triu(
         ones, diagonal={"diagonal_zero": 0, "mask_shifted": 2}.get(bug or "", 1))
-    scales = {"no_scaling": 1.0, "scale_by_d_out": d_out**0.5, "scale_by_tokens": n**0.5}
-    scale = scales.get(bug or "", head_dim**0.5)
+    scale = head_dim**0.5
     if bug == "mask_after_softmax_no_renorm":
-        weights = torch.softmax(scores / scale, dim=-1) * ~hidden
-    else:
-        if bug != "mask_not_applied":
-            scores = scores.masked_fill(hidden, -torch.inf)
-        # scores are (b, heads, queries, keys): dim=1 is the heads, the slip of a softmax copied from 3-D code
-        dim = {"softmax_wrong_dim": -2, "softmax_heads_dim": 1}.get(bug or "", -1)
-        weights = torch.softmax(scores / scale, dim=dim)
-    context = weights @ v
-    if bug != "no_merge_transpose":
-        context = context.transpose(1, 2)
-    context = context.contiguous().view(b, tokens, d_out)
-    return F.linear(context, roles.o, roles.o_b) if roles.o is not None else context
+        return torch.softmax(scores / scale, dim=-1) * ~hidden
+    scores = scores.masked_fill(hidden, -torch.inf)
+    # scores are (b, heads, queries, keys): dim=1 is the heads, the slip of a softmax copied from 3-D code
+    dim = {"softmax_wrong_dim": -2, "softmax_heads_dim": 1}.get(bug or "", -1)
+    return torch.softmax(scores / scale, dim=dim)
 
 
 def bug_models(model: Callable[[str | None, torch.Tensor, list[Roles]], torch.Tensor]) -> list[Reference]:

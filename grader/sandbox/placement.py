@@ -21,12 +21,11 @@ a report that finds nothing: those rest on the judge's own measurement (exercise
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch import nn
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_flatten, tree_map
 
 STAND_IN = torch.device("meta")
 MAX_FOUND = 8
@@ -192,7 +191,7 @@ class _Moved(_Watch):
             followed = torch.device(device) == STAND_IN
             kwargs = {**kwargs, "device": torch.device("cpu")} if followed else kwargs
         wrappers = {id(t.inner): t for t in _tensors((args, kwargs)) if isinstance(t, StandIn)}
-        out = func(*tree_map(_unwrap, args), **tree_map(_unwrap, kwargs))
+        out = func(*_mapped(_unwrap, args), **_mapped(_unwrap, kwargs))
 
         def place(t: Any) -> Any:
             if not isinstance(t, torch.Tensor):
@@ -201,7 +200,7 @@ class _Moved(_Watch):
                 return wrappers[id(t)]
             return StandIn(t) if followed else t
 
-        return tree_map(place, out)
+        return _mapped(place, out)
 
 
 class _Scan(_Watch):
@@ -226,8 +225,34 @@ class _Scan(_Watch):
         return out
 
 
+# An op's arguments and results as the dispatcher passes them: tensors and plain values in lists, tuples
+# and dicts. Walked here rather than with torch.utils._pytree, whose generality (namedtuples, registered
+# classes) cost two thirds of a watched forward of the book's small modules.
 def _tensors(tree: Any) -> list[torch.Tensor]:
-    return [t for t in tree_flatten(tree)[0] if isinstance(t, torch.Tensor)]
+    found: list[torch.Tensor] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif type(value) in (list, tuple):
+            for item in value:
+                walk(item)
+        elif type(value) is dict:
+            for item in value.values():
+                walk(item)
+
+    walk(tree)
+    return found
+
+
+def _mapped(fn: Callable[[Any], Any], tree: Any) -> Any:
+    """`tree` with fn applied to each of its leaves (what is not a list, tuple or dict)."""
+    kind = type(tree)
+    if kind in (list, tuple):
+        return kind(_mapped(fn, item) for item in tree)
+    if kind is dict:
+        return {key: _mapped(fn, item) for key, item in tree.items()}
+    return fn(tree)
 
 
 def _mixed(func: Any, args: Any, kwargs: dict[str, Any]) -> list[torch.Tensor]:
