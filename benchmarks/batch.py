@@ -328,24 +328,20 @@ def read_grades(out: Path) -> dict[str, tuple[str, float, float]]:
                 for row in csv.DictReader(f)}
 
 
-def submission_seconds(out: Path) -> list[float]:
-    """Each submission's own grading time as the batch recorded it, next to the batch's wall time."""
+def graded_runs(out: Path) -> list[dict[str, Any]]:
+    """Each graded submission's run as the batch recorded it in results.jsonl."""
     path = out / "results.jsonl"
     if not path.exists():
         return []
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [float(r["result"]["duration_s"]) for r in records if r.get("result")]
+    return [r["result"] for r in records if r.get("result") and r["result"].get("exercises") is not None]
 
 
-def time_profile(out: Path) -> dict[str, Any]:
-    """Where a submission's time goes, from each run's own record in results.jsonl: its cells (the sandbox
-    started and the notebook run), each check (the judge and its sandbox taking turns: one waits while the
-    other works, so the wall time is close to the CPU time), and the rest of its run (teardown, the result
-    model). Means in seconds over the submissions that were graded."""
-    path = out / "results.jsonl"
-    runs = [json.loads(line)["result"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] \
-        if path.exists() else []
-    runs = [r for r in runs if r and r.get("exercises") is not None]
+def time_profile(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a submission's time goes, from each run's own record: its cells (the sandbox started and the
+    notebook run), each check (the judge and its sandbox taking turns: one waits while the other works, so
+    the wall time is close to the CPU time), and the rest of its run (teardown, the result model). Means in
+    seconds over the submissions that were graded."""
     if not runs:
         return {}
     checks: dict[str, float] = {}
@@ -585,8 +581,9 @@ def main(argv: list[str] | None = None) -> int:
             batch = run_batch(folder, exercise_set, out, args.jobs)
             ran = batch["exit_code"] in (0, 1)  # 2: it could not run at all
             batch["check"] = check_run(out, submissions, exercise_set) if ran else {"ok": False}
-            batch["own_s"] = submission_seconds(out)
-            batch["profile"] = time_profile(out)
+            runs = graded_runs(out)
+            batch["own_s"] = [float(run["duration_s"]) for run in runs]  # next to the batch's wall time
+            batch["profile"] = time_profile(runs)
             batches.append(batch)
         sample = kernel_sample(folder, submissions, args.kernel_sample) if args.kernel_sample > 0 else []
         kernel = kernel_seconds(sample) if sample else "--kernel-sample 0"
