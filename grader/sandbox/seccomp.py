@@ -19,6 +19,12 @@ no IPC namespace, for the next grade to read. So they are refused (the sandbox n
 NVIDIA's CUDA driver needs the first two when it starts (a memfd, and shared anonymous memory: refused, CUDA
 says "out of memory"), so where the judge found a CUDA device they are allowed, and the judge's watch counts
 the shared memory the sandbox's processes hold against the same cap (grader.judge.scratch.shared_memory).
+A submission's processes stay in the session and process group the zygote gave its child: `setsid` and
+`setpgid` return success and do nothing. So the judge's one kill of that group ends every process the
+submission started, however many and however fast (300 spinning `setsid` processes once outlived their
+zygote's sweep), and where the kernel shares the CPU between sessions (autogroup) a submission gets one
+share of the machine, not one per process. Code that starts a session of its own (`start_new_session`)
+carries on as before, inside the group.
 """
 from __future__ import annotations
 
@@ -37,11 +43,12 @@ _SECCOMP_MODE_FILTER = 2
 # that shares the architecture's audit value: x32 on x86-64)
 _ARCH = {
     "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "connect": 42, "ptrace": 101, "kill": 62,
-                            "process_vm_readv": 310, "process_vm_writev": 311, "mmap": 9, "memfd_create": 319},
+                            "process_vm_readv": 310, "process_vm_writev": 311, "mmap": 9, "memfd_create": 319,
+                            "setpgid": 109, "setsid": 112},
                0x40000000),
     "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "connect": 203, "ptrace": 117, "kill": 129,
                              "process_vm_readv": 270, "process_vm_writev": 271, "mmap": 222,
-                             "memfd_create": 279}, None),
+                             "memfd_create": 279, "setpgid": 154, "setsid": 157}, None),
 }
 # System V IPC (shmget, shmat, shmctl, shmdt, semget, semop, semctl, semtimedop, msgget, msgsnd, msgrcv,
 # msgctl): every call, since an existing segment is attached by its id alone.
@@ -90,6 +97,7 @@ def program(machine: str, accelerator: str | None = None) -> list[Line]:
         *(((_JEQ_K, nr["mmap"], "mapping", None),) if not driver else ()),
         *((_JEQ_K, nr[name], "eperm", None) for name in ("ptrace", "process_vm_readv", "process_vm_writev")),
         *((_JEQ_K, number, "enosys", None) for number in refused),
+        *((_JEQ_K, nr[name], "done", None) for name in ("setsid", "setpgid")),
         (_RET_K, ALLOW, None, None),
         "family",
         (_LD_W_ABS, _ARG0, None, None),
@@ -111,6 +119,7 @@ def program(machine: str, accelerator: str | None = None) -> list[Line]:
         "eperm", (_RET_K, _errno(errno.EPERM), None, None),
         "enosys", (_RET_K, _errno(errno.ENOSYS), None, None),
         "enomem", (_RET_K, _errno(errno.ENOMEM), None, None),
+        "done", (_RET_K, _errno(0), None, None),  # the call returns 0 and is not made
         "kill", (_RET_K, KILL_PROCESS, None, None),
     ]
     return lines

@@ -159,6 +159,16 @@ def test_a_busy_classmate_costs_an_honest_student_nothing(tmp_path: Path) -> Non
     assert not processes.survivors([b"987657"], 5)
 
 
+
+@MODES
+def test_a_new_session_stays_in_the_sandboxs_group(hostile: Hostile, without: str) -> None:
+    """A child that calls setsid and setpgid, as a daemon does, is told it succeeded and stays in the session
+    and process group the judge kills as one (seccomp makes both calls succeed and do nothing)."""
+    run = hostile.grade(after(hostile.attack("r5_session_escape")), "3.1")
+    assert printed(run, "CALLS ok") and printed(run, "STAYED"), run.output_tail
+    assert not printed(run, "ESCAPED"), run.output_tail
+    assert statuses(run, "3.1") == ALL_31
+
 # -- 5. files beside the submission -----------------------------------------------------------------------------------
 @root_only
 @MODES
