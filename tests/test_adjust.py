@@ -188,3 +188,41 @@ def test_a_regrade_keeps_the_adjustment_and_says_when_the_own_score_changed(klas
     warning = catalogue.text("adjust.drifted", "en", student="bob", exercise="3.1", then=bob_own, now=10.0,
                              points=8.0, by=BY, date=exercise(row, "3.1")["adjustment"]["at"][:10])
     assert warning in changed.stderr.replace("\n", " ")
+
+
+def _adjustment_rows(out: Path) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(out / FILENAME)
+    try:
+        return db.execute("SELECT student, exercise, kind, points, by, why FROM adjustments ORDER BY id").fetchall()
+    finally:
+        db.close()
+
+
+def test_merged_shards_keep_their_adjustments(klass: Path) -> None:
+    """An appeal settled in one shard's folder, a later one in another's: `grade merge` keeps both, the latest
+    made is the one in force (whatever order the shards are named in), and merging again adds nothing."""
+    first, second = klass / "shard1", klass / "shard2"
+    shutil.copytree(klass / "out", first)
+    shutil.copytree(klass / "out", second)
+    assert grade_command_in_process("adjust", first, "bob", "3.1", "8", "--by", BY, "--why", "first appeal",
+                                    cwd=klass).returncode == 0
+    assert grade_command_in_process("adjust", second, "bob", "3.1", "9", "--by", BY, "--why", "second look",
+                                    cwd=klass).returncode == 0
+    assert grade_command_in_process("adjust", second, "ann", "3.2", "1", "--by", BY, "--why", "late",
+                                    cwd=klass).returncode == 0
+    db = sqlite3.connect(first / FILENAME)
+    with db:  # the first appeal was settled a day before the second
+        db.execute("UPDATE adjustments SET at = '2026-01-01T00:00:00+00:00'")
+    db.close()
+
+    merged = klass / "merged"
+    for _ in range(2):
+        done = grade_command("merge", merged, second, first)
+        assert done.returncode == 0, done.stderr
+    assert sorted(_adjustment_rows(merged)) == sorted([
+        ("bob", "3.1", "adjust", 8.0, BY, "first appeal"), ("bob", "3.1", "adjust", 9.0, BY, "second look"),
+        ("ann", "3.2", "adjust", 1.0, BY, "late")])
+    rows = {row["student"]: row for row in csv.DictReader(io.StringIO((merged / "grades.csv").read_text("utf-8")))}
+    assert (rows["bob"]["3.1"], rows["bob"]["adjusted"]) == ("9", "3.1")
+    assert (rows["ann"]["3.2"], rows["ann"]["adjusted"]) == ("1", "3.2")
+    assert "second look" in (merged / page_name("bob")).read_text(encoding="utf-8")

@@ -127,6 +127,21 @@ def test_score_collapses_each_exercise_into_its_points() -> None:
     assert "KEPT-title" not in json.dumps(to_json(seen), ensure_ascii=False)
 
 
+
+def _summary_cells(page: str) -> list[str]:
+    """The English text of the page's summary column of checks (the second cell of each exercise's row)."""
+    table = page.split('<table class="summary">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr><th scope=\"row\">.*?</th>\s*<td>(.*?)</td>", table, re.S)
+    return [" ".join(re.findall(r'<span lang="en">(.*?)</span>', row)) for row in rows]
+
+
+def test_a_collapsed_exercise_counts_no_checks_on_the_page() -> None:
+    """Under `score` the summary says the details come later; it does not count the one collapsed check, which
+    read "0 of 1 checks passed" to a student with 4 points of 5. Under `verdicts` each check still counts."""
+    assert _summary_cells(html.render(withheld(full_run(), "score"))) == [NOTE["en"]] * 3
+    assert _summary_cells(html.render(withheld(full_run(), "verdicts"))) == [
+        "2 of 3 checks passed", "0 of 2 checks passed", "1 of 1 checks passed"]
+
 def test_everything_is_the_run_itself_and_a_policy_is_checked() -> None:
     run = full_run()
     assert withheld(run, "everything") is run

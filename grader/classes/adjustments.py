@@ -3,7 +3,8 @@
 An adjustment is keyed by student and exercise id, not by a result row, so it outlives a regrade: every
 reader of the gradebook (Gradebook.latest) gets runs whose adjusted exercises carry their Adjustment. The
 table is append-only like the results: a row sets a score or takes one back (`undo`), the latest row per
-student and exercise is the one in force, and the history of who changed what, when and why stays.
+student and exercise (by when it was made) is the one in force, and the history of who changed what, when and
+why stays. `grade merge` brings each shard's rows over (merged), so a grade adjusted in a shard stays adjusted.
 """
 from __future__ import annotations
 
@@ -43,12 +44,39 @@ Key = tuple[str, str]  # (student, exercise id)
 def in_force(db: sqlite3.Connection) -> dict[Key, Adjustment]:
     """The adjustment in force per student and exercise: the latest row of each, unless it took one back.
     A gradebook nobody adjusted has no table: reading it writes nothing."""
-    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adjustments'").fetchone() is None:
+    if not _has_table(db):
         return {}
-    rows = db.execute("SELECT student, exercise, kind, points, by, why, at, own_score FROM adjustments WHERE id IN "
-                      "(SELECT MAX(id) FROM adjustments GROUP BY student, exercise)")
+    # The latest by time, then by row: rows merged from a shard come after this gradebook's own, whatever their time.
+    rows = db.execute("SELECT student, exercise, kind, points, by, why, at, own_score FROM (SELECT *, ROW_NUMBER() "
+                      "OVER (PARTITION BY student, exercise ORDER BY at DESC, id DESC) AS latest FROM adjustments) "
+                      "WHERE latest = 1")
     return {(student, exercise): Adjustment(points=points, by=by, why=why, at=at, own_score=own)
             for student, exercise, kind, points, by, why, at, own in rows if kind == "adjust"}
+
+
+_FIELDS = "student, exercise, kind, points, own_score, by, why, at"
+
+
+def merged(db: sqlite3.Connection, source: sqlite3.Connection) -> None:
+    """Add the adjustment rows of another gradebook (a shard's) that this one lacks, oldest first: merging the
+    same shard twice adds nothing, and the adjustment in force is the latest made in any of them."""
+    if not _has_table(source):
+        return
+    rows = source.execute(f"SELECT {_FIELDS} FROM adjustments ORDER BY at, id").fetchall()
+    if not rows:
+        return
+    try:
+        db.executescript(_SCHEMA)
+        with db:
+            have = set(db.execute(f"SELECT {_FIELDS} FROM adjustments").fetchall())
+            db.executemany(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           [row for row in rows if row not in have])
+    except sqlite3.Error as exc:
+        raise Unwritable(exc) from None
+
+
+def _has_table(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adjustments'").fetchone() is not None
 
 
 def apply(entries: Sequence[Entry], adjustments: dict[Key, Adjustment]) -> list[Entry]:
@@ -142,7 +170,7 @@ def _add(db: sqlite3.Connection, key: Key, kind: str, points: float | None, own:
         db.executescript(_SCHEMA)  # IF NOT EXISTS: the first adjustment of a gradebook makes its table
         with db:
             db.execute("BEGIN IMMEDIATE")
-            db.execute("INSERT INTO adjustments (student, exercise, kind, points, own_score, by, why, at) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*key, kind, points, own, by, why, at))
+            db.execute(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (*key, kind, points, own, by, why, at))
     except sqlite3.Error as exc:
         raise Unwritable(exc) from None

@@ -126,23 +126,26 @@ class Gradebook:
         return [_entry(row) for row in rows]
 
     def merge(self, other: Path) -> int:
-        """Add every row of another gradebook (a shard's) that this one lacks, in the order it was
-        graded, and the code it kept; merging the same shard twice adds nothing. Returns how many
+        """Add every row of another gradebook (a shard's) that this one lacks, in the order it was graded, the
+        code it kept and the grades adjusted in it; merging the same shard twice adds nothing. Returns how many
         result rows were added."""
+        before = self._count()
         try:
             source = sqlite3.connect(f"file:{other}?mode=ro", uri=True)
-            have = {row[1] for row in source.execute("PRAGMA table_info(results)")}
-            picked = [name if name in have else f"{declaration.rpartition('DEFAULT ')[2]} AS {name}"
-                      for name, declaration in ((c, dict(_ADDED).get(c, "")) for c in _COLUMNS)]
-            rows = source.execute(f"SELECT {', '.join(picked)} FROM results ORDER BY graded_at, id").fetchall()
-            has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
-            code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
-            source.close()
+            try:
+                have = {row[1] for row in source.execute("PRAGMA table_info(results)")}
+                picked = [name if name in have else f"{declaration.rpartition('DEFAULT ')[2]} AS {name}"
+                          for name, declaration in ((c, dict(_ADDED).get(c, "")) for c in _COLUMNS)]
+                rows = source.execute(f"SELECT {', '.join(picked)} FROM results ORDER BY graded_at, id").fetchall()
+                has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
+                code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
+                self._insert(rows)
+                self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", code)
+                adjustments.merged(self.db, source)
+            finally:
+                source.close()
         except sqlite3.Error as exc:
             raise GradebookError(f"{other}: {exc}") from None
-        before = self._count()
-        self._insert(rows)
-        self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", code)
         return self._count() - before
 
     def lacks_code(self, sha256: str) -> bool:

@@ -19,6 +19,7 @@ from grader.messages.catalogue import Msg
 from grader.render import figures, source
 from grader.render.text import clean, left_out, odd_header, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, shares, where
+from grader.results.release import WITHHELD, collapsed
 
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
@@ -118,6 +119,6 @@ ENV.globals.update(
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     frames_of=frames_of, book_reference=source.book_reference,
-    time_shares=shares.summary,
+    time_shares=shares.summary, collapsed=collapsed, withheld=WITHHELD,
     number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

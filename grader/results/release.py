@@ -52,6 +52,13 @@ def withheld(run: RunResult, policy: Policy) -> RunResult:
     )
 
 
+def collapsed(exercise: ExerciseResult) -> bool:
+    """Whether the exercise's checks are the one that `score` collapsed them into: a count of checks passed
+    would count that one, and read as a failure to a student whose points are most of the exercise's."""
+    return len(exercise.checks) == 1 and exercise.checks[0].id == COLLAPSED_ID and \
+        exercise.checks[0].message_key == WITHHELD
+
+
 def _verdicts(exercise: ExerciseResult, note: dict[str, str], lang: str) -> tuple[CheckResult, ...]:
     """Each check with its title, status and points, its message and evidence replaced by the note."""
     return tuple(replace(check, message=catalogue.pick(note, lang), messages=note, message_key=WITHHELD, evidence={})
