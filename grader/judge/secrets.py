@@ -36,10 +36,10 @@ def _checkout(tree: Path) -> list[str]:
     checkout holds are the grader's, not the child's."""
     if not (tree / "pyproject.toml").is_file():
         return []
-    python = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)]
+    pythons = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)]
+    holding_python = {folder for p in pythons for folder in (p, *p.parents)}
     try:
         entries = sorted(tree.iterdir())
     except OSError:
         return []
-    return [str(entry) for entry in entries
-            if entry.name != "grader" and not any(entry.resolve() in (p, *p.parents) for p in python)]
+    return [str(entry) for entry in entries if entry.name != "grader" and entry.resolve() not in holding_python]

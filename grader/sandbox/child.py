@@ -38,6 +38,7 @@ class Child:
         sys.modules["__main__"] = self.module
         self.own_files: set[str] = set()  # the files of the submission's code: its cells', and its own modules'
         self.root = os.path.dirname(submission_file)  # the scratch folder: what its code imports from here is its own
+        self.imported_before = inventory.last_module()  # what the child had before any code of the submission
         self.objects: list[Any] = []
         self.refs: dict[int, int] = {}  # id(object) -> handle; self.objects keeps every id alive
         self.history: list[tuple[int, str, Any]] = []  # (cell, name, object) for every binding made
@@ -125,7 +126,7 @@ class Child:
         """Every module, class and function the cells bound or reach (inventory.reached), with every (cell, name)
         that held it."""
         entries: dict[int, dict[str, Any]] = {}
-        inventory.adopt_modules(self.own_files, self.root)
+        inventory.adopt_modules(self.own_files, self.root, self.imported_before)
         for cell, name, obj in inventory.reached(self.history, self.own_files):
             ref = self.refs.get(id(obj))
             if ref not in entries:
@@ -231,7 +232,8 @@ class Child:
         return {"__object__": type(value).__name__, "repr": _safe(repr, value)}
 
     def error_info(self, exc: BaseException) -> dict[str, Any]:
-        inventory.adopt_modules(self.own_files, self.root)  # a frame in the student's own module is theirs too
+        # a frame in the student's own module is theirs too
+        inventory.adopt_modules(self.own_files, self.root, self.imported_before)
         frames = [
             {"file": f.filename, "line": f.lineno, "function": f.name, "source": (f.line or "")[:300]}
             for f in traceback.extract_tb(exc.__traceback__)
