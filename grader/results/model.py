@@ -121,6 +121,9 @@ class SubmissionInfo:
     header: str = ""
 
 
+SECONDS_DIGITS = 3
+
+
 @dataclass(frozen=True)
 class RunResult:
     grader_version: str
@@ -139,6 +142,13 @@ class RunResult:
     # Graded for a Jupyter kernel (grader.integrations.kernel_judge): the code came from the student's process and the
     # result goes back into it, where both can be forged, so every output says it is no grade.
     self_check: bool = False
+
+    def __post_init__(self) -> None:
+        # Times as the JSON keeps them (ms): a page rendered now from this run and one rendered later from the
+        # gradebook (`grade export`, `grade release`) must say the same, and 0.15004 s shows as 0.2 where the
+        # 0.15 kept shows as 0.1.
+        for name in ("duration_s", "cells_s"):
+            object.__setattr__(self, name, round(getattr(self, name), SECONDS_DIGITS))
 
     @property
     def score(self) -> float:
