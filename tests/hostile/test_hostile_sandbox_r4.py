@@ -121,6 +121,26 @@ def test_shared_memory_is_counted_or_refused(capped: Hostile, without: str, monk
     assert statuses(run, "3.1") == ALL_31
 
 
+ALLOCATE = """import torch
+for mib in (320, 400):
+    try:
+        block = torch.ones(mib << 18)  # mib MiB of float32, every page touched
+        print("GOT", mib)
+        del block
+    except (MemoryError, RuntimeError):
+        print("REFUSED", mib)
+"""
+
+
+@MODES
+def test_the_memory_cap_is_what_the_submission_adds(capped: Hostile, without: str) -> None:
+    """Under a cap of 384 MiB, 320 MiB of tensors fit and 400 do not, whichever build of torch the machine has:
+    the child starts holding what torch's import left (~140 MB for a CPU build, ~700 MB for a CUDA one), which
+    RLIMIT_DATA counts, so the cap is set above it."""
+    run = capped.grade(after(ALLOCATE), "3.1")
+    assert printed(run, "GOT") == ["GOT 320"] and printed(run, "REFUSED") == ["REFUSED 400"], run.output_tail
+    assert statuses(run, "3.1") == ALL_31
+
 HOLD_SHARED = """import mmap, time
 HELD = mmap.mmap(-1, 512 << 20)
 for at in range(0, len(HELD), mmap.PAGESIZE):
