@@ -32,6 +32,7 @@ from typing import Iterable, Iterator
 from grader.judge.launcher import python_env
 from grader.sandbox.folders import ENTRIES, READ_ONLY, remove, usage
 from grader.sandbox.isolation import SANDBOX_UID_BASE
+from grader.sandbox.limits import status_bytes
 
 # What single-file mode copies from beside a submission, at most (docs/students.md, "Files beside the submission"):
 # enough for a course folder of notebooks and data, not a home directory or a dataset.
@@ -159,11 +160,7 @@ def shared_memory(child: int) -> int:
     total = 0
     for pid in _sandbox_processes(child):
         try:
-            with open(f"/proc/{pid}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"RssShmem:"):
-                        total += int(line.split()[1]) * 1024
-                        break
+            total += status_bytes(pid, b"RssShmem")
         except (OSError, ValueError, IndexError):
             continue
     return total

@@ -85,12 +85,18 @@ def inherited_data() -> int:
     Linux even without a GPU. RLIMIT_DATA counts it, so a cap set without it gave a submission 560 MB less on
     one build than on the other, and mapped nothing new at all under a cap below it."""
     try:
-        with open("/proc/self/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"VmData:"):
-                    return int(line.split()[1]) * 1024
+        return status_bytes("self", b"VmData")
     except (OSError, ValueError, IndexError):
-        pass
+        return 0
+
+
+def status_bytes(pid: int | str, field: bytes) -> int:
+    """One of the kB fields of /proc/PID/status (VmData, RssShmem), in bytes; 0 where the kernel lists no such
+    field. OSError where the process is gone, ValueError or IndexError where the line is not a number."""
+    with open(f"/proc/{pid}/status", "rb") as status:
+        for line in status:
+            if line.startswith(field + b":"):
+                return int(line.split()[1]) * 1024
     return 0
 
 
