@@ -1,6 +1,7 @@
 """Grades a person adjusted (`grade adjust`): kept in the gradebook beside the results, laid over them when read.
 
-An adjustment is keyed by student and exercise id, not by a result row, so it outlives a regrade: every
+An adjustment is keyed by student (their name and their LMS id where the class has one: namesakes are two
+students) and exercise id, not by a result row, so it outlives a regrade: every
 reader of the gradebook (Gradebook.latest) gets runs whose adjusted exercises carry their Adjustment. The
 table is append-only like the results: a row sets a score or takes one back (`undo`), the latest row per
 student and exercise (by when it was made) is the one in force, and the history of who changed what, when and
@@ -18,7 +19,7 @@ from typing import Iterable, Sequence
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError, Unwritable
 from grader.render.text import clean
-from grader.results import Adjustment, Entry, ExerciseResult
+from grader.results import Adjustment, Entry, ExerciseResult, StudentKey, student_key
 
 BY_CHARS = 200  # who adjusted: a name, shown on the student's page
 WHY_CHARS = 2_000  # the reason, shown on the student's page and in Gradescope
@@ -33,12 +34,14 @@ CREATE TABLE IF NOT EXISTS adjustments (
     own_score REAL NOT NULL,
     by TEXT NOT NULL,
     why TEXT NOT NULL,
-    at TEXT NOT NULL
+    at TEXT NOT NULL,
+    lms_id TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS adjustments_by_student ON adjustments (student, exercise, id);
 """
+_LMS_ID = "lms_id TEXT NOT NULL DEFAULT ''"  # a column that tables made before namesakes were told apart lack
 
-Key = tuple[str, str]  # (student, exercise id)
+Key = tuple[StudentKey, str]  # (student, exercise id)
 
 
 def in_force(db: sqlite3.Connection) -> dict[Key, Adjustment]:
@@ -47,14 +50,15 @@ def in_force(db: sqlite3.Connection) -> dict[Key, Adjustment]:
     if not _has_table(db):
         return {}
     # The latest by time, then by row: rows merged from a shard come after this gradebook's own, whatever their time.
-    rows = db.execute("SELECT student, exercise, kind, points, by, why, at, own_score FROM (SELECT *, ROW_NUMBER() "
-                      "OVER (PARTITION BY student, exercise ORDER BY at DESC, id DESC) AS latest FROM adjustments) "
-                      "WHERE latest = 1")
-    return {(student, exercise): Adjustment(points=points, by=by, why=why, at=at, own_score=own)
-            for student, exercise, kind, points, by, why, at, own in rows if kind == "adjust"}
+    table = "adjustments" if _has_lms_id(db) else "(SELECT *, '' AS lms_id FROM adjustments)"
+    rows = db.execute(f"SELECT student, lms_id, exercise, kind, points, by, why, at, own_score FROM (SELECT *, "
+                      "ROW_NUMBER() OVER (PARTITION BY lms_id, student, exercise "
+                      f"ORDER BY at DESC, id DESC) AS latest FROM {table}) WHERE latest = 1")
+    return {(student_key(student, lms_id), exercise): Adjustment(points=points, by=by, why=why, at=at, own_score=own)
+            for student, lms_id, exercise, kind, points, by, why, at, own in rows if kind == "adjust"}
 
 
-_FIELDS = "student, exercise, kind, points, own_score, by, why, at"
+_FIELDS = "student, exercise, kind, points, own_score, by, why, at, lms_id"
 
 
 def merged(db: sqlite3.Connection, source: sqlite3.Connection) -> None:
@@ -62,14 +66,15 @@ def merged(db: sqlite3.Connection, source: sqlite3.Connection) -> None:
     same shard twice adds nothing, and the adjustment in force is the latest made in any of them."""
     if not _has_table(source):
         return
-    rows = source.execute(f"SELECT {_FIELDS} FROM adjustments ORDER BY at, id").fetchall()
+    fields = _FIELDS if _has_lms_id(source) else _FIELDS.replace("lms_id", "'' AS lms_id")
+    rows = source.execute(f"SELECT {fields} FROM adjustments ORDER BY at, id").fetchall()
     if not rows:
         return
     try:
-        db.executescript(_SCHEMA)
+        _make_table(db)
         with db:
             have = set(db.execute(f"SELECT {_FIELDS} FROM adjustments").fetchall())
-            db.executemany(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            db.executemany(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            [row for row in rows if row not in have])
     except sqlite3.Error as exc:
         raise Unwritable(exc) from None
@@ -79,18 +84,38 @@ def _has_table(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adjustments'").fetchone() is not None
 
 
+def _has_lms_id(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "lms_id" for row in db.execute("PRAGMA table_info(adjustments)"))
+
+
+def _make_table(db: sqlite3.Connection) -> None:
+    """The table, made by the first adjustment of a gradebook, with the column an older one lacks added."""
+    db.executescript(_SCHEMA)  # IF NOT EXISTS
+    if not _has_lms_id(db):
+        db.execute(f"ALTER TABLE adjustments ADD COLUMN {_LMS_ID}")
+
+
 def apply(entries: Sequence[Entry], adjustments: dict[Key, Adjustment]) -> list[Entry]:
-    """The entries with each adjustment in force on its exercise's result (every exercise set that graded it)."""
+    """The entries with each adjustment in force on its exercise's result (every exercise set that graded it).
+    An adjustment made before namesakes were told apart is keyed by a name: it holds for the one student of
+    that name with an LMS id, and for none where two share it."""
     if not adjustments:
         return list(entries)
-    return [_adjusted(entry, adjustments) for entry in entries]
+    ids_of_name: dict[str, set[str]] = {}
+    for entry in entries:
+        ids_of_name.setdefault(entry.student, set()).add(entry.lms_id)
+    return [_adjusted(entry, adjustments, by_name=len(ids_of_name[entry.student]) == 1) for entry in entries]
 
 
-def _adjusted(entry: Entry, adjustments: dict[Key, Adjustment]) -> Entry:
+def _adjusted(entry: Entry, adjustments: dict[Key, Adjustment], *, by_name: bool) -> Entry:
     run = entry.run
-    if run is None or not any((entry.student, e.id) in adjustments for e in run.exercises):
+    if run is None:
         return entry
-    exercises = tuple(replace(e, adjustment=adjustments.get((entry.student, e.id))) for e in run.exercises)
+    keys = [entry.key] + ([student_key(entry.student, "")] if by_name and entry.lms_id else [])
+    found = {e.id: next((adjustments[k, e.id] for k in keys if (k, e.id) in adjustments), None) for e in run.exercises}
+    if not any(found.values()):
+        return entry
+    exercises = tuple(replace(e, adjustment=found[e.id]) for e in run.exercises)
     return replace(entry, result=replace(run, exercises=exercises))
 
 
@@ -103,8 +128,8 @@ def drifted(entries: Iterable[Entry]) -> list[Msg]:
         for exercise in entry.run.adjusted if entry.run else ():
             then = exercise.adjustment
             if then is not None and not math.isclose(then.own_score, exercise.own_score, abs_tol=1e-9):
-                found.setdefault((entry.student, exercise.id), Msg("adjust.drifted", {
-                    "student": entry.student, "exercise": exercise.id, "then": then.own_score,
+                found.setdefault((entry.key, exercise.id), Msg("adjust.drifted", {
+                    "student": entry.label, "exercise": exercise.id, "then": then.own_score,
                     "now": exercise.own_score, "points": then.points, "by": then.by, "date": then.at[:10]}))
     return list(found.values())
 
@@ -114,11 +139,11 @@ def adjust(db: sqlite3.Connection, entries: Sequence[Entry], student: str, exerc
     """Set the score of one student's exercise; returns the line that says what changed. `entries` are the
     gradebook's current ones (Gradebook.latest), adjusted as they stand."""
     by, why = _text(by, "--by", BY_CHARS, "adjust.no_by"), _text(why, "--why", WHY_CHARS, "adjust.no_why")
-    result = _graded(entries, student, exercise)
+    whose, result = _graded(entries, student, exercise)
     if not (math.isfinite(points) and 0 <= points <= result.max_score):
         raise GraderError("adjust.points_range", points=str(points), exercise=exercise, max=result.max_score)
-    _add(db, (_name(student), exercise), "adjust", points, result.own_score, by, why)
-    return Msg("adjust.done", {"student": _name(student), "exercise": exercise, "before": result.score,
+    _add(db, whose, exercise, "adjust", points, result.own_score, by, why)
+    return Msg("adjust.done", {"student": whose.label, "exercise": exercise, "before": result.score,
                                "after": points, "max": result.max_score, "own": result.own_score, "by": by})
 
 
@@ -126,26 +151,38 @@ def take_back(db: sqlite3.Connection, entries: Sequence[Entry], student: str, ex
               why: str) -> Msg:
     """Take back the adjustment in force: the grader's own score counts again."""
     by, why = _text(by, "--by", BY_CHARS, "adjust.no_by"), _text(why, "--why", WHY_CHARS, None)
-    result = _graded(entries, student, exercise)
+    whose, result = _graded(entries, student, exercise)
     if result.adjustment is None:
-        raise GraderError("adjust.nothing_to_undo", student=_name(student), exercise=exercise)
-    _add(db, (_name(student), exercise), "undo", None, result.own_score, by, why)
-    return Msg("adjust.undone", {"student": _name(student), "exercise": exercise, "before": result.score,
+        raise GraderError("adjust.nothing_to_undo", student=whose.label, exercise=exercise)
+    _add(db, whose, exercise, "undo", None, result.own_score, by, why)
+    return Msg("adjust.undone", {"student": whose.label, "exercise": exercise, "before": result.score,
                                  "after": result.own_score, "max": result.max_score})
 
 
-def _graded(entries: Sequence[Entry], student: str, exercise: str) -> ExerciseResult:
-    """The student's current graded result of the exercise, or the error that says why there is none."""
-    name = _name(student)
-    theirs = [entry for entry in entries if entry.student == name]
-    if not theirs:
-        raise GraderError("adjust.unknown_student", student=name)
+def _graded(entries: Sequence[Entry], student: str, exercise: str) -> tuple[Entry, ExerciseResult]:
+    """Whose grade it is (one of their entries) and their current graded result of the exercise, or the error
+    that says why there is none."""
+    theirs = _whose(entries, student)
     for entry in theirs:
         found = next((e for e in entry.run.exercises if e.id == exercise), None) if entry.run else None
         if entry.status == "graded" and found is not None:
-            return found
+            return entry, found
     graded = sorted({e.id for entry in theirs if entry.run and entry.status == "graded" for e in entry.run.exercises})
-    raise GraderError("adjust.no_exercise", student=name, exercise=exercise, graded=", ".join(graded) or "-")
+    raise GraderError("adjust.no_exercise", student=theirs[0].label, exercise=exercise, graded=", ".join(graded) or "-")
+
+
+def _whose(entries: Sequence[Entry], student: str) -> list[Entry]:
+    """The entries of the student named on the command line: by their LMS id, by name and id as their page is
+    named (`wangwei_1111`), or by a name no one else has. A name that two ids share is refused, naming the ids."""
+    name = _name(student)
+    for same in (lambda e: e.lms_id == name, lambda e: e.label == name, lambda e: e.student == name):
+        theirs = [entry for entry in entries if same(entry)]
+        keys = sorted({entry.key for entry in theirs})
+        if len(keys) > 1:
+            raise GraderError("adjust.namesakes", student=name, ids=", ".join(lms_id for lms_id, _ in keys))
+        if theirs:
+            return theirs
+    raise GraderError("adjust.unknown_student", student=name)
 
 
 def _name(student: str) -> str:
@@ -164,13 +201,14 @@ def _text(value: str | None, option: str, most: int, missing: str | None) -> str
     return text
 
 
-def _add(db: sqlite3.Connection, key: Key, kind: str, points: float | None, own: float, by: str, why: str) -> None:
+def _add(db: sqlite3.Connection, whose: Entry, exercise: str, kind: str, points: float | None, own: float, by: str,
+         why: str) -> None:
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     try:
-        db.executescript(_SCHEMA)  # IF NOT EXISTS: the first adjustment of a gradebook makes its table
+        _make_table(db)
         with db:
             db.execute("BEGIN IMMEDIATE")
-            db.execute(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (*key, kind, points, own, by, why, at))
+            db.execute(f"INSERT INTO adjustments ({_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (whose.student, exercise, kind, points, own, by, why, at, whose.lms_id))
     except sqlite3.Error as exc:
         raise Unwritable(exc) from None

@@ -19,7 +19,7 @@ from grader.classes.lms import Identities, Mark, Report, marks, number, read_tex
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError
 from grader.render.text import one_line
-from grader.results import Entry
+from grader.results import Entry, LeftOut
 
 BOM = "\ufeff"
 _UNQUOTED_END = re.compile(r"[,\r\n]")
@@ -160,15 +160,16 @@ class Filled:
 
 
 def fill(path: Path, entries: Sequence[Entry], roster: Identities | None, assignment: str, *, scale: bool,
-         late_penalty: float) -> Filled:
+         late_penalty: float, left_out: Sequence[LeftOut] = ()) -> Filled:
     """The Canvas export at `path` with `assignment` filled for each student we match: by Canvas user id
     (its `ID` column; ours from Canvas's file names or the roster's `canvas_id`/`id`), else by SIS login
-    (`SIS Login ID`; ours the roster's `sis_login`/`login`, or our student name). A student without a
-    grade keeps the cell as it was; nobody is matched by name."""
+    (`SIS Login ID`; ours the roster's `sis_login`/`login`, or our student name where no other student has
+    it). An anonymous hand-in's id is not a user id: only the roster matches it. A student without a grade
+    keeps the cell as it was; nobody is matched by name."""
     export = read(path)
     column = assignment_column(export, assignment)
     points = possible(export, column) if scale else None
-    report = Report(str(path))
+    report = Report(str(path), left_out=[item.path for item in left_out if item.hand_in])
     students = export.students()
     matched = _match(export, students, marks(entries, late_penalty), roster, report)
     edits: list[tuple[Field, str]] = []
@@ -176,7 +177,7 @@ def fill(path: Path, entries: Sequence[Entry], roster: Identities | None, assign
         if len(row.fields) <= column:
             raise GraderError("lms.canvas_short_row", path=str(path), line=row.line, count=len(row.fields))
         if not mark.graded:
-            report.no_grade.append(mark.entry.student)
+            report.no_grade.append(mark.shown)
             continue
         report.count(mark)
         edits.append((row.fields[column], number(mark.scaled(points) if points is not None else mark.points)))
@@ -197,18 +198,19 @@ def _match(export: Export, students: list[Row], every: list[Mark], roster: Ident
             by_login.setdefault(row.value(logins).strip().casefold(), []).append(row)
     matched: dict[Row, Mark] = {}
     for mark in every:
-        student = mark.entry.student
-        known_ids = [roster.first(student, "canvas_id", "id") if roster else "", mark.entry.lms_id]
-        known_logins = [roster.first(student, "sis_login", "login") if roster else "", student]
+        entry = mark.entry
+        known_ids = [roster.first(mark, "canvas_id", "id") if roster else "", "" if mark.anonymous else entry.lms_id]
+        known_logins = [roster.first(mark, "sis_login", "login") if roster else "",
+                        "" if mark.namesake or mark.anonymous else entry.student]
         found = next((by_id[i] for i in known_ids if i and i in by_id), None) or \
             next((by_login[n.casefold()] for n in known_logins if n and n.casefold() in by_login), None)
         if not found:
-            report.unmatched_ours.append(student)
+            report.unmatched(mark)
             continue
         for row in found:  # a student Canvas lists twice (two sections) is graded in both rows
             if row in matched:
                 raise GraderError("lms.canvas_same_row", path=str(export.path), row=_who(row, export),
-                                  students=", ".join(one_line(s) for s in (matched[row].entry.student, student)))
+                                  students=", ".join(one_line(s) for s in (matched[row].shown, mark.shown)))
             matched[row] = mark
     return matched
 

@@ -39,9 +39,10 @@ def compare(outdir: Path, boilerplate: tuple[Path, ...], threshold: float, lang:
         entries = book.latest()
         kept = book.code(entry.sha256 for entry in entries)
         shown = release.read(book).shown
-    codes = {entry.student: kept[entry.sha256] for entry in entries if entry.sha256 in kept}
+        left_out = book.left_out()
+    codes = {entry.label: kept[entry.sha256] for entry in entries if entry.sha256 in kept}
     found = LookAlike(tuple(similarity.look_alikes(codes, similarity.given(boilerplate), threshold)), threshold,
                       len(codes))
     similar.write_pages(outdir, found, codes, lang)
-    index = pool.publish(outdir, entries, lang, rewrite_pages=False, shown=shown, look_alike=found)
-    return Compared(found, len({entry.student for entry in entries} - set(codes)), index)
+    index = pool.publish(outdir, entries, lang, rewrite_pages=False, shown=shown, left_out=left_out, look_alike=found)
+    return Compared(found, len({entry.label for entry in entries} - set(codes)), index)

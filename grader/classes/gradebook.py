@@ -17,13 +17,13 @@ import uuid
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from grader.classes import adjustments
 from grader.messages.catalogue import Msg
 from grader.messages.errors import Unwritable
 from grader.render.text import json_text
-from grader.results import Entry, SubmissionResult, Ungraded, from_json, to_json
+from grader.results import Entry, LeftOut, SubmissionResult, Ungraded, from_json, student_key, to_json
 
 FILENAME = "gradebook.sqlite"
 # A grader error is not final: the next run grades that submission again.
@@ -49,6 +49,10 @@ CREATE TABLE IF NOT EXISTS results (
     late INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS results_by_student ON results (student, exercise_set, id);
+CREATE TABLE IF NOT EXISTS left_out (
+    path TEXT PRIMARY KEY,
+    reason TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS code (
     sha256 TEXT PRIMARY KEY,
     text TEXT NOT NULL
@@ -59,6 +63,10 @@ _COLUMNS = ("uid", "student", "exercise_set", "sha256", "grader_version", "statu
 # Columns a gradebook written by an earlier version lacks, added when it is opened: (name, declaration).
 _ADDED = (("definitions", "TEXT NOT NULL DEFAULT '{}'"), ("lms_id", "TEXT NOT NULL DEFAULT ''"),
           ("late", "INTEGER NOT NULL DEFAULT 0"))
+# Who a row's student is (grader.results.entry.StudentKey): the LMS id where the row has one, and the name. A
+# gradebook written before namesakes were told apart kept a Canvas class's names with their ids, so it reads
+# the same way.
+_WHO = "lms_id, student"
 
 
 class GradebookError(Unwritable):
@@ -97,12 +105,12 @@ class Gradebook:
         return stamped
 
     def standing(self, student: str, exercise_set: str, sha256: str, grader_version: str,
-                 definitions: dict[str, str]) -> tuple[bool, list[str]]:
+                 definitions: dict[str, str], lms_id: str = "") -> tuple[bool, list[str]]:
         """Whether this exact submission already has a final result from this grader version and these
         exercise definitions, and which of the definitions changed since the result it has (then it has none)."""
         row = self.db.execute(
-            "SELECT sha256, grader_version, status, definitions FROM results WHERE student = ? AND exercise_set = ? "
-            "ORDER BY id DESC LIMIT 1", (student, exercise_set)).fetchone()
+            f"SELECT sha256, grader_version, status, definitions FROM results WHERE ({_WHO}) = (?, ?) "
+            "AND exercise_set = ? ORDER BY id DESC LIMIT 1", (*student_key(student, lms_id), exercise_set)).fetchone()
         if row is None or tuple(row)[:2] != (sha256, grader_version) or row[2] not in FINAL:
             return False, []
         then = json.loads(row[3] or "{}")
@@ -116,14 +124,27 @@ class Gradebook:
         args = (exercise_set,) if exercise_set is not None else ()
         rows = self.db.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM results WHERE id IN "
-            f"(SELECT MAX(id) FROM results {where} GROUP BY student, exercise_set) "
-            "ORDER BY student, exercise_set", args)
+            f"(SELECT MAX(id) FROM results {where} GROUP BY {_WHO}, exercise_set) "
+            "ORDER BY student, lms_id, exercise_set", args)
         return adjustments.apply([_entry(row) for row in rows], adjustments.in_force(self.db))
 
-    def history(self, student: str) -> list[Entry]:
-        rows = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM results WHERE student = ? ORDER BY id",
-                               (student,))
+    def history(self, student: str, lms_id: str = "") -> list[Entry]:
+        """Every result of one student, oldest first."""
+        rows = self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM results WHERE ({_WHO}) = (?, ?) ORDER BY id",
+                               student_key(student, lms_id))
         return [_entry(row) for row in rows]
+
+    def leave_out(self, left_out: Sequence[LeftOut]) -> None:
+        """What the latest run found under its sources and left out, in place of what an earlier run did (a file
+        graded now, under a pattern that was fixed, is left out no more)."""
+        rows = [(item.path, json_text({"key": item.reason.key, "args": item.reason.args})) for item in left_out]
+        self._write_all(["DELETE FROM left_out"], "INSERT OR IGNORE INTO left_out (path, reason) VALUES (?, ?)", rows)
+
+    def left_out(self) -> list[LeftOut]:
+        """What the runs that filled this gradebook left out (every shard's, after `grade merge`), by path."""
+        rows = self.db.execute("SELECT path, reason FROM left_out ORDER BY path").fetchall()
+        return [LeftOut(path, Msg(reason["key"], reason["args"])) for path, reason in
+                ((path, json.loads(text)) for path, text in rows)]
 
     def merge(self, other: Path) -> int:
         """Add every row of another gradebook (a shard's) that this one lacks, in the order it was graded, the
@@ -139,8 +160,12 @@ class Gradebook:
                 rows = source.execute(f"SELECT {', '.join(picked)} FROM results ORDER BY graded_at, id").fetchall()
                 has_code = source.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'code'").fetchone()
                 code = source.execute("SELECT sha256, text FROM code").fetchall() if has_code else []
+                has_left_out = source.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'left_out'").fetchone()
+                left_out = source.execute("SELECT path, reason FROM left_out").fetchall() if has_left_out else []
                 self._insert(rows)
                 self._write("INSERT OR IGNORE INTO code (sha256, text) VALUES (?, ?)", code)
+                self._write("INSERT OR IGNORE INTO left_out (path, reason) VALUES (?, ?)", left_out)
                 adjustments.merged(self.db, source)
             finally:
                 source.close()
@@ -173,9 +198,15 @@ class Gradebook:
         self._write(f"INSERT OR IGNORE INTO results ({', '.join(_COLUMNS)}) VALUES ({marks})", rows)
 
     def _write(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
+        self._write_all([], statement, rows)
+
+    def _write_all(self, first: list[str], statement: str, rows: list[tuple[Any, ...]]) -> None:
+        """The statements `first`, then `statement` for each row, in one transaction."""
         try:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
+                for each in first:
+                    self.db.execute(each)
                 self.db.executemany(statement, rows)
         except sqlite3.Error as exc:
             raise GradebookError(f"{self.path}: {exc}") from None

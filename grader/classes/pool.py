@@ -35,7 +35,7 @@ from grader.messages.catalogue import Msg
 from grader.render.atomic import write_atomic
 from grader.render.pages import page_name
 from grader.render.text import json_text
-from grader.results import FILES, Entry, LookAlike, SubmissionResult, Ungraded, capped, outcome_from_json
+from grader.results import FILES, Entry, LeftOut, LookAlike, SubmissionResult, Ungraded, capped, outcome_from_json
 from grader.results.release import Policy, withheld
 
 if TYPE_CHECKING:  # importing it loads torch, which `grade export` and `grade merge` do without
@@ -96,13 +96,13 @@ def pending(book: Gradebook, students: Sequence[Student], ids: Sequence[str], de
     found = Pending([], 0, {})
     for student in students:
         sha = fingerprint(student.files)
-        done, changed = book.standing(student.name, exercise_set(ids), sha, __version__, definitions)
+        done, changed = book.standing(student.name, exercise_set(ids), sha, __version__, definitions, student.lms_id)
         for exercise in changed:
             found.changed[exercise] = found.changed.get(exercise, 0) + 1
         if done and not force:
             found.already += 1
             continue
-        found.jobs.append(Job(student, sha, _seed(seed, student.name)))
+        found.jobs.append(Job(student, sha, _seed(seed, student.who)))
     return found
 
 
@@ -245,9 +245,9 @@ def run(book: Gradebook, jobs: list[Job], exercises: Sequence[Exercise], outdir:
         return worker
 
     def feed(worker: Worker, job: Job) -> None:
-        request = {"student": job.student.name, "files": [str(f) for f in job.student.files], "seed": job.seed,
-                   "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.name)),
-                   "shown": shown}
+        request = {"student": job.student.label, "files": [str(f) for f in job.student.files], "seed": job.seed,
+                   "timeout": timeout, "lang": lang, "page": str(outdir / page_name(job.student.label)),
+                   "shown": shown, "handed_in": job.student.shown, "outdir": str(outdir)}
         others = [w for w in pool if w.job is not None]
         try:
             worker.send(job, request, timeout)
@@ -367,8 +367,9 @@ def _record(book: Gradebook, job: Job, ids: Sequence[str], definitions: dict[str
 
 
 def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages: bool, shown: Policy,
-            look_alike: LookAlike | None = None) -> Path:
-    """Write the class's outputs from gradebook entries alone: grades.csv, results.jsonl, index.html and
+            left_out: Sequence[LeftOut], look_alike: LookAlike | None = None) -> Path:
+    """Write the class's outputs from the gradebook alone (its entries, and the files its runs left out, which
+    grades.csv, results.jsonl and the index list): grades.csv, results.jsonl, index.html and
     any feedback page that is missing (every page, with rewrite_pages), and every page with an adjusted grade
     (a worker that regraded it wrote the page without it). With look_alike (grade similar), the index lists
     the look-alike pairs too. Returns the index page. The pages, the students', show what the release policy
@@ -376,10 +377,10 @@ def publish(outdir: Path, entries: Sequence[Entry], lang: str, *, rewrite_pages:
     from grader.render import classbook, html
 
     for entry in entries:
-        page = outdir / page_name(entry.student)
+        page = outdir / page_name(entry.label)
         if entry.run is not None and (rewrite_pages or not page.exists() or entry.run.adjusted):
-            write_atomic(page, html.render(withheld(entry.run, shown)))
-    write_atomic(outdir / "grades.csv", classbook.grades_csv(entries))
-    write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries))
-    write_atomic(outdir / "index.html", classbook.index_html(entries, lang, look_alike))
+            write_atomic(page, html.render(withheld(entry.run, shown)), outdir)
+    write_atomic(outdir / "grades.csv", classbook.grades_csv(entries, left_out), outdir)
+    write_atomic(outdir / "results.jsonl", classbook.results_jsonl(entries, left_out), outdir)
+    write_atomic(outdir / "index.html", classbook.index_html(entries, lang, look_alike, left_out), outdir)
     return outdir / "index.html"

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from grader.classes.file_names import Named, StudentPattern
 from grader.classes.zips import RosterError as RosterError
 from grader.classes.zips import Skipped as Skipped
 from grader.classes.zips import extract
@@ -30,6 +31,7 @@ from grader.judge.scratch import handed_over
 from grader.load.submission import GRADED_SUFFIXES
 from grader.messages.catalogue import Msg
 from grader.render.pages import page_name
+from grader.results import StudentKey, student_key, student_label
 from grader.results.bounds import readable
 
 # A class's download fits well within these; a zip beyond them is refused rather than unpacked.
@@ -44,17 +46,32 @@ _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*", re.ASCII)
 
 @dataclass(frozen=True)
 class Student:
-    name: str
+    name: str  # what is shown
     files: tuple[Path, ...]  # every file handed in, sorted by file name (support files included)
-    lms_id: str = ""  # the id the LMS's file names carry (a pattern's `lms_id` group: Canvas's user id)
+    lms_id: str = ""  # the id the LMS's file names carry (a pattern's `lms_id` group: Canvas's user id): who it is
     late: bool = False  # a file of theirs was named late by the LMS (a pattern's `late` group matched)
+    # what was handed in, as the instructor knows it (`class.zip:wangwei_1111_501_a.py`): shown, not compared
+    shown: str = field(default="", compare=False)
+
+    @property
+    def key(self) -> StudentKey:
+        return student_key(self.name, self.lms_id)
+
+    @property
+    def label(self) -> str:
+        return student_label(self.name, self.lms_id)
+
+    @property
+    def who(self) -> str:
+        """Who the student is, as one string: their LMS id, else their name (a shard's and a seed's hash)."""
+        return self.lms_id or self.name
 
 
 def collect(
     sources: Sequence[Path], workdir: Path, pattern: str | None = None
 ) -> tuple[list[Student], list[Skipped]]:
     """Students sorted by name, and what was left out; zips are unpacked under `workdir` (the caller's)."""
-    roster = _Roster(workdir, _compile(pattern))
+    roster = _Roster(workdir, StudentPattern.compile(pattern))
     for source in sources:
         roster.add_source(source)
     return roster.students(), roster.skipped
@@ -64,7 +81,7 @@ def submission_files(folder: Path) -> tuple[Path, ...]:
     """One student's folder (Gradescope's /autograder/submission), read as `collect` reads a student's
     folder, so a submission grades the same on Gradescope as in a batch; empty when there is nothing."""
     roster = _Roster(workdir=folder, pattern=None)
-    roster.hand_in(folder.name, roster.walk(folder), folder)
+    roster.hand_in(Named(folder.name), roster.walk(folder), folder)
     return next((student.files for student in roster.students()), ())
 
 
@@ -79,8 +96,8 @@ def parse_shard(spec: str) -> tuple[int, int]:
 
 
 def in_shard(student: str, shard: tuple[int, int]) -> bool:
-    """A hash rather than a position in the roster, so a student stays in the same shard on every machine
-    even when the machines' downloads differ by a late submission."""
+    """A hash of who the student is (`Student.who`) rather than a position in the roster, so a student stays in
+    the same shard on every machine even when the machines' downloads differ by a late submission."""
     k, n = shard
     return int(hashlib.sha256(student.encode()).hexdigest(), 16) % n == k - 1
 
@@ -90,14 +107,14 @@ class _Roster:
     """The students found so far, each with their files by file name (first one wins), and the skips."""
 
     workdir: Path
-    pattern: re.Pattern[str] | None
+    pattern: StudentPattern | None
     skipped: list[Skipped] = field(default_factory=list)
-    handed_in: dict[str, dict[str, Path]] = field(default_factory=dict)
-    # ("name", likeness) and ("page", feedback page) -> (the name as first spelled, its hand-in)
+    handed_in: dict[StudentKey, dict[str, Path]] = field(default_factory=dict)
+    # ("name", likeness) and ("page", feedback page) -> (the student as first spelled, its hand-in)
     spellings: dict[tuple[str, str], tuple[str, Path]] = field(default_factory=dict)
     unpacked: dict[Path, str] = field(default_factory=dict)  # folder a zip went into -> how to show the zip
-    lms_ids: dict[str, str] = field(default_factory=dict)  # student -> the id the LMS's file names carry
-    late: set[str] = field(default_factory=set)  # students a file of whom the LMS named late
+    hand_ins: dict[StudentKey, str] = field(default_factory=dict)  # student -> their first hand-in, as shown
+    late: set[StudentKey] = field(default_factory=set)  # students a file of whom the LMS named late
 
     def add_source(self, source: Path) -> None:
         if not source.exists():
@@ -119,47 +136,53 @@ class _Roster:
             folder, name = entries[0], entries[0].name
             entries = _source_listing(folder)
         if self.pattern is None and _one_students_work(entries):
-            self.hand_in(name, self.walk(folder), folder)
+            self.hand_in(Named(name), self.walk(folder), folder)
             return
         for entry in entries:
             self.add_entry(entry)
 
     def add_entry(self, entry: Path) -> None:
         """A top-level file, folder or zip: one student's work, or part of it under --student-pattern."""
-        spelled = self.spelled_name(entry)
+        named = self.named(entry)
         if entry.is_symlink():
             self.skip(entry, "roster.symlink")
         elif not entry.is_dir() and not (entry.is_file() and (self.pattern or _is_submission_file(entry))):
             self.skip(entry, "roster.not_submission")
-        elif not _tidy(spelled):
-            self.skip(entry, "roster.no_match", pattern=self.pattern.pattern if self.pattern else "")
+        elif named is None or not _tidy(named.spelled):
+            self.skip(entry, "roster.no_match", pattern=self.pattern.given if self.pattern else "")
         elif entry.is_dir():
-            self.hand_in(spelled, self.walk(entry), entry)
+            self.hand_in(named, self.walk(entry), entry)
         elif _is_zip(entry):
-            self.hand_in(spelled, self.unpack_student_zip(entry), entry)
+            self.hand_in(named, self.unpack_student_zip(entry), entry)
         else:
-            self.hand_in(spelled, [entry], entry)
+            self.hand_in(named, [entry], entry)
 
-    def spelled_name(self, entry: Path) -> str:
-        """The folder's name or the file's stem, or what --student-pattern picks out of the name, as spelled."""
+    def named(self, entry: Path) -> Named | None:
+        """The folder's name or the file's stem, or what --student-pattern reads in the name (None: no match)."""
         if self.pattern is None:
-            return entry.name if entry.is_dir() else entry.stem
-        match = self.pattern.search(entry.name)
-        return (_student_group(match) or "") if match else ""
+            return Named(entry.name if entry.is_dir() else entry.stem)
+        return self.pattern.read(entry.name)
 
-    def student(self, spelled: str, entry: Path) -> str:
-        """Whose work `entry` is: hand-ins spelled alike are one student's (a folder in two downloads,
-        `ann.py` beside `ann.ipynb`, what a pattern groups). Two spelled apart but alike to a reader
-        (`zz .py` and `zz.py`, an accent composed or not, `Ann` and `ann`), or sharing a feedback page,
+    def student(self, named: Named, entry: Path) -> StudentKey:
+        """Whose work `entry` is. Where the LMS's file name carries an id, it tells students apart: two
+        students of one name are two. Otherwise hand-ins spelled alike are one student's (a folder in two
+        downloads, `ann.py` beside `ann.ipynb`, what a pattern groups). Two spelled apart but alike to a
+        reader (`zz .py` and `zz.py`, an accent composed or not, `Ann` and `ann`), or sharing a feedback page,
         would be two students under one name; grading them as one would share a scratch folder and a
         process, so the run stops and names both."""
-        student = _tidy(spelled)
-        for key in (("name", _likeness(spelled)), ("page", page_name(student).casefold())):
-            first, where = self.spellings.setdefault(key, (spelled, entry))
-            if first != spelled:
+        name, lms_id = _tidy(named.spelled), _tidy(named.lms_id)
+        key, label = student_key(name, lms_id), student_label(name, lms_id)
+        spelling = label if lms_id else named.spelled  # what every other hand-in of this student spells
+        checks = [("page", page_name(label).casefold())] + ([] if lms_id else [("name", _likeness(spelling))])
+        for check in checks:
+            first, where = self.spellings.setdefault(check, (spelling, entry))
+            if first != spelling:
                 raise RosterError("roster.ambiguous", first=repr(self.shown(where)), second=repr(self.shown(entry)),
-                                  one=repr(_tidy(first)), other=repr(student))
-        return student
+                                  one=repr(_tidy(first)), other=repr(label))
+        self.hand_ins.setdefault(key, self.shown(entry))
+        if named.late:
+            self.late.add(key)
+        return key
 
     def walk(self, folder: Path) -> list[Path]:
         """Every regular file under `folder`, in path order; a stack, not recursion, as zips nest deep."""
@@ -201,12 +224,11 @@ class _Roster:
             self.skipped.append(Skipped(self.shown(archive), Msg(exc.key, exc.args_)))
             return []
 
-    def hand_in(self, spelled: str, files: list[Path], entry: Path) -> None:
+    def hand_in(self, named: Named, files: list[Path], entry: Path) -> None:
         """Files are copied side by side for grading, so a student can hold only one file of each name."""
         if not files:
             return
-        student = self.student(spelled, entry)
-        self.mark(student, entry)
+        student = self.student(named, entry)
         by_name = self.handed_in.setdefault(student, {})
         for path in files:
             if not _theirs(path):
@@ -214,25 +236,15 @@ class _Roster:
                 continue
             kept = by_name.setdefault(path.name, path)
             if kept != path:
-                self.skip(path, "roster.duplicate", student=student, kept=self.shown(kept))
-
-    def mark(self, student: str, entry: Path) -> None:
-        """What the LMS's file name says beyond whose it is: its id for the student, and a late hand-in."""
-        match = self.pattern.search(entry.name) if self.pattern else None
-        if match is None:
-            return
-        groups = {name: match[name] for name in ("lms_id", "late") if name in match.re.groupindex}
-        if groups.get("lms_id"):
-            self.lms_ids.setdefault(student, _tidy(groups["lms_id"] or ""))
-        if groups.get("late"):
-            self.late.add(student)
+                self.skip(path, "roster.duplicate", student=student_label(student[1], student[0]),
+                          kept=self.shown(kept))
 
     def students(self) -> list[Student]:
-        return [
-            Student(name, tuple(sorted(files.values(), key=lambda p: p.name)), self.lms_ids.get(name, ""),
-                    name in self.late)
-            for name, files in sorted(self.handed_in.items())
-        ]
+        """Sorted by name, namesakes by their LMS id."""
+        found = [Student(key[1], tuple(sorted(files.values(), key=lambda p: p.name)), key[0], key in self.late,
+                         self.hand_ins[key])
+                 for key, files in self.handed_in.items()]
+        return sorted(found, key=lambda student: (student.name, student.lms_id))
 
     def skip(self, path: Path, key: str, **args: str) -> None:
         shown = self.shown(path)
@@ -244,21 +256,6 @@ class _Roster:
             if path.is_relative_to(folder):
                 return f"{archive}:{readable(path.relative_to(folder).as_posix())}"
         return readable(str(path))
-
-
-# Named patterns for --student-pattern: an LMS's download names. Canvas names each file
-# `student_USERID_SUBMISSIONID_file` (the student's name without spaces, lower case; `student_late_...` for a
-# late hand-in); `lms_id` and `late` groups of any pattern are kept with the student's results.
-PRESETS = {"canvas": r"^(?P<student>[^_]+)_(?:(?P<late>late)_)?(?P<lms_id>\d+)_\d+_"}
-
-
-def _compile(pattern: str | None) -> re.Pattern[str] | None:
-    if pattern is None:
-        return None
-    try:
-        return re.compile(PRESETS.get(pattern, pattern))
-    except re.error as exc:
-        raise RosterError("roster.bad_pattern", pattern=pattern, error=str(exc)) from None
 
 
 def _tidy(name: str) -> str:
@@ -273,13 +270,6 @@ def _likeness(name: str) -> str:
     """What a reader makes of a name: letter case, Unicode form, spaces and invisible characters aside."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     return "".join(c for c in folded if not c.isspace() and not unicodedata.category(c).startswith("C"))
-
-
-def _student_group(match: re.Match[str]) -> str | None:
-    """The group named `student`, else the first group, else the whole match."""
-    if "student" in match.re.groupindex:
-        return match["student"]
-    return match[1] if match.re.groups else match[0]
 
 
 def _listing(folder: Path) -> list[Path]:

@@ -86,6 +86,8 @@ def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader
     """Grade one student; every outcome is an answer: {"student", "result"}, the result a graded run or
     why there is none (the student's files, or our fault, which is graded again next run). The page shows
     what the request's `shown` release policy lets students see (grader.results.release)."""
+    from dataclasses import replace
+
     from grader.messages.catalogue import Msg
     from grader.render import html
     from grader.render.atomic import write_atomic
@@ -98,5 +100,7 @@ def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader
     except Exception as exc:  # a grader bug: recorded, and the submission is graded again next run
         outcome = Ungraded("error", Msg("batch.grader_error", {"error": f"{type(exc).__name__}: {exc}"}))
     if not isinstance(outcome, Ungraded):
-        write_atomic(Path(job["page"]), html.render(withheld(outcome, job["shown"])))
+        # what the student handed in (`class.zip:wangwei_1111_501_a.py`), not the folder it was unpacked to
+        outcome = replace(outcome, submission=replace(outcome.submission, path=job["handed_in"]))
+        write_atomic(Path(job["page"]), html.render(withheld(outcome, job["shown"])), Path(job["outdir"]))
     return {"student": job["student"], "result": to_json(outcome)}

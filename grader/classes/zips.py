@@ -16,6 +16,7 @@ from typing import IO
 
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError
+from grader.results.entry import LeftOut
 
 MAX_ZIP_ENTRIES = 20_000
 MAX_ZIP_BYTES = 1 << 30
@@ -31,12 +32,7 @@ class RosterError(GraderError):
     """The run cannot start."""
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """Something under a SOURCE that is not (part of) a submission, kept so the instructor sees why."""
-
-    path: str
-    reason: Msg
+Skipped = LeftOut  # something under a SOURCE that is not (part of) a graded submission, and why
 
 
 @dataclass

@@ -24,7 +24,10 @@ from grader.render.text import one_line
 def adjust_command(outdir: Path, student: str, exercise: str, points: str | None, by: str | None, why: str | None,
                    undo: bool, lang: str | None) -> None:
     """Set the score of one student's exercise by hand (or take it back with --undo); every output of OUTDIR
-    (grades.csv, results.jsonl, index.html, the student's page, exports) shows it, marked as adjusted."""
+    (grades.csv, results.jsonl, index.html, the student's page, exports) shows it, marked as adjusted.
+
+    STUDENT is the name grades.csv shows, or the student's LMS id (its lms_id column, or name_id as their page
+    is named): a name two students share is refused, and the message lists their ids."""
     from grader.classes import adjustments, pool, release
     from grader.classes.gradebook import FILENAME, Gradebook
 
@@ -42,7 +45,8 @@ def adjust_command(outdir: Path, student: str, exercise: str, points: str | None
             else:
                 change = adjustments.adjust(book.db, book.latest(), student, exercise, _number(points, exercise),
                                             by or "", why or "")
-            pool.publish(outdir, book.latest(), lang, rewrite_pages=True, shown=release.read(book).shown)
+            pool.publish(outdir, book.latest(), lang, rewrite_pages=True, shown=release.read(book).shown,
+                         left_out=book.left_out())
     click.echo(one_line(catalogue.text(change.key, lang, **change.args)))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from grader.cli import similar
-from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak, warn
+from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, output_folder, speak, warn
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interrupted, writing
 from grader.render.text import one_line
@@ -21,7 +21,7 @@ from grader.results.release import POLICIES, Policy
 @click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
               help=EXERCISES_HELP)
-@click.option("-o", "--outdir", type=click.Path(path_type=Path), required=True,
+@click.option("-o", "--outdir", type=click.Path(path_type=Path), required=True, callback=output_folder,
               help="Folder for the gradebook, pages, grades.csv, results.jsonl and index.html.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="cores",
               help="Submissions graded at a time.")
@@ -53,7 +53,9 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
 
     Each result is committed to OUTDIR/gradebook.sqlite when it is final; run the same command again
     after an interruption and only what was not finished is graded. Exit 0 when every submission has
-    a result, 1 when the grader failed on some (they are graded again next run), 2 when it cannot run.
+    a result, 1 when the grader failed on some (they are graded again next run) or a hand-in was left out
+    (a code file or zip whose name the pattern does not match, or that cannot be read: listed in the
+    summary, grades.csv and index.html), 2 when it cannot run.
     """
     import shutil
 
@@ -75,12 +77,13 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
         workdir.mkdir(parents=True)
         students, skipped = roster.collect(sources, workdir, student_pattern)
         if part:
-            students = [s for s in students if roster.in_shard(s.name, part)]
+            students = [s for s in students if roster.in_shard(s.who, part)]
         for item in skipped:
             warn(catalogue.text(item.reason.key, lang, **item.reason.args))
         definitions = fingerprints(chosen)
         with Gradebook(outdir / FILENAME) as book:
             setting, policy_changed = release.choose(book, before_release)
+            book.leave_out(skipped)
             todo = pool.pending(book, students, ids, definitions, force, seed)
             for exercise, count in todo.changed.items():
                 warn(catalogue.text("batch.definition_changed", lang, exercise=exercise, count=count))
@@ -106,11 +109,14 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             entries = book.latest(pool.exercise_set(ids))
             for drift in adjustments.drifted(entries):  # a person's grade over a score the grader changed
                 warn(catalogue.text(drift.key, lang, **drift.args))
-            index = pool.publish(outdir, entries, lang, rewrite_pages=policy_changed, shown=setting.shown)
+            index = pool.publish(outdir, entries, lang, rewrite_pages=policy_changed, shown=setting.shown,
+                                 left_out=book.left_out())
         shutil.rmtree(workdir, ignore_errors=True)
     seconds = time.monotonic() - started
+    left_out = sum(item.hand_in for item in skipped)
     counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
-              "ungradable": tally.ungradable, "errors": tally.errors, "seconds": round(seconds, 1),
+              "ungradable": tally.ungradable, "errors": tally.errors, "left_out": left_out,
+              "seconds": round(seconds, 1),
               "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
     click.echo(summary(counts, str(index), lang))
     if setting.shown != "everything":
@@ -120,7 +126,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
             similar.tell(comparison.compare(outdir, boilerplate, similar.THRESHOLD, lang), lang)
     if interrupted:
         raise Interrupted()
-    return EXIT_PARTIAL if tally.errors else EXIT_FULL
+    return EXIT_PARTIAL if tally.errors or left_out else EXIT_FULL
 
 
 def _part(spec: str | None, shards: int | None) -> tuple[int, int] | None:

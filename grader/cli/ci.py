@@ -4,13 +4,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 
 from grader.cli.options import add_exercise_folders, lang_option, new_grader, speak, use_color
 from grader.messages import catalogue
-from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, writing
+from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, Unwritable
+from grader.render import atomic
 from grader.render.text import one_line
 
 
@@ -19,11 +20,11 @@ from grader.render.text import one_line
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
               help="The configuration [default: grader.toml if present, else pyproject.toml].")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
-              help="Write JUnit XML here (one testcase per check).")
+              help="Write JUnit XML here (one testcase per check; '-' for stdout).")
 @click.option("--pages", "pages_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Folder for the feedback page [default: the configuration's pages].")
 @click.option("--summary", "summary_path", type=click.Path(path_type=Path), default=None, metavar="PATH",
-              help="Append the Markdown summary here [default: $GITHUB_STEP_SUMMARY when set].")
+              help="Append the Markdown summary here ('-' for stdout) [default: $GITHUB_STEP_SUMMARY when set].")
 @click.option("--annotations/--no-annotations", default=None,
               help="Print GitHub Actions annotations [default: on when GITHUB_ACTIONS=true].")
 @lang_option("Language of the outputs [default: the configuration's lang, else the locale].")
@@ -46,61 +47,72 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     if not sources:  # pre-commit: no changed file is an exercise file
         click.echo(catalogue.text("ci.cmd.nothing_to_grade", lang, globs=one_line(", ".join(config.files))))
         return EXIT_FULL
+    if summary_path is None and os.environ.get("GITHUB_STEP_SUMMARY"):
+        summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])
+    pages = pages_dir or config.pages
+    # before grading: a bad path costs no grading
+    atomic.check(files={"--junit": junit_path, "--summary": summary_path}, folders={"--pages": pages})
     add_exercise_folders(config.exercise_folders)
     with new_grader() as grader:
         run = grader.grade(list(sources), grader.select(config.exercises), seed=seed, lang=lang,
                            timeout=config.timeout)
     passed = ci.passed(run.score, run.max_score, config.threshold)
     run = withheld(run, config.before_release)  # every output below is one a student reads
-    page = (pages_dir or config.pages) / f"{Path(run.submission.path).stem}.html"
-    if summary_path is None and os.environ.get("GITHUB_STEP_SUMMARY"):
-        summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])
-    with writing():
-        _write_outputs(run, config, page, junit_path, summary_path, passed, lang)
-    _report(run, config, page, annotations, junit_path, passed, lang)
+    page = pages / f"{Path(run.submission.path).stem}.html"
+    failed = _write_outputs(run, config, page, junit_path, summary_path, passed, lang)
+    on_stdout = atomic.is_stdout(junit_path) or atomic.is_stdout(summary_path)
+    told_junit = None if failed.get("--junit") or atomic.is_stdout(junit_path) else junit_path
+    _report(run, config, page, annotations, told_junit, passed, lang, sys.stderr if on_stdout else sys.stdout)
+    for error in failed.values():
+        if error is not None:
+            raise error
     if run.grader_fault:
         return EXIT_CANNOT_GRADE
     return EXIT_FULL if passed else EXIT_PARTIAL
 
 
 def _write_outputs(run: Any, config: Any, page: Path, junit_path: Path | None, summary_path: Path | None,
-                   passed: bool, lang: str) -> None:
-    """The page, the JUnit XML, the step summary and $GITHUB_OUTPUT."""
+                   passed: bool, lang: str) -> dict[str, Unwritable | None]:
+    """The page, the JUnit XML, the step summary and $GITHUB_OUTPUT, each on its own: what keeps one from
+    being written, by its option, is told after the terminal summary."""
     from grader.integrations import ci
     from grader.render import github, html, junit
 
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(html.render(run), encoding="utf-8")
+    failed = {"--pages": atomic.attempt(lambda: atomic.write_atomic(page, html.render(run), page.parent))}
     if junit_path is not None:
-        junit_path.parent.mkdir(parents=True, exist_ok=True)
-        junit_path.write_text(junit.junit_xml(run, lang), encoding="utf-8")
+        junit_out: Path = junit_path
+        failed["--junit"] = atomic.attempt(lambda: atomic.write_file(junit_out, junit.junit_xml(run, lang)))
     if summary_path is not None:  # appended: every step of a job writes to the same file
-        with summary_path.open("a", encoding="utf-8") as out:
-            out.write(github.step_summary(run, config.threshold, passed, lang).rstrip("\n") + "\n")
-    if os.environ.get("GITHUB_OUTPUT"):
-        with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as out:
-            out.write(ci.github_outputs(run.score, run.max_score, config.threshold, page.parent))
+        summary_out: Path = summary_path
+        table = github.step_summary(run, config.threshold, passed, lang).rstrip("\n") + "\n"
+        failed["--summary"] = atomic.attempt(lambda: atomic.write_file(summary_out, table, append=True))
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        outputs = ci.github_outputs(run.score, run.max_score, config.threshold, page.parent)
+        failed["GITHUB_OUTPUT"] = atomic.attempt(lambda: atomic.write_file(github_output, outputs, append=True))
+    return failed
 
 
 def _report(run: Any, config: Any, page: Path, annotations: bool | None, junit_path: Path | None, passed: bool,
-            lang: str) -> None:
-    """The terminal summary (with GitHub's annotations, when asked or in Actions) and the verdict line."""
+            lang: str, out: IO[str]) -> None:
+    """The terminal summary (with GitHub's annotations, when asked or in Actions) and the verdict line, on
+    `out` (stderr when an output is on stdout)."""
     from grader.integrations import ci
     from grader.render import github, terminal
     from grader.results import percent
 
-    report = terminal.render(run, page, color=use_color(sys.stdout))
+    report = terminal.render(run, page, color=use_color(out))
     if annotations is None:
         annotations = os.environ.get("GITHUB_ACTIONS") == "true"
     if annotations:  # what the submission wrote can only reach the log between these two lines
         stop, resume = github.stop_commands()
-        click.echo(f"{stop}\n{report}\n{resume}")
+        click.echo(f"{stop}\n{report}\n{resume}", file=out)
         for line in github.annotations(run, lang, root=ci.annotation_root(config)):
-            click.echo(line)
+            click.echo(line, file=out)
     else:
-        click.echo(report)
+        click.echo(report, file=out)
     if junit_path is not None:
-        click.echo(catalogue.text("ci.cmd.junit_written", lang, path=one_line(junit_path)))
+        click.echo(catalogue.text("ci.cmd.junit_written", lang, path=one_line(junit_path)), file=out)
     numbers = {"percent": ci.shown_percent(percent(run.score, run.max_score)), "score": f"{run.score:g}",
                "max_score": f"{run.max_score:g}", "threshold": ci.shown_percent(config.threshold)}
-    click.echo(catalogue.text("ci.cmd.passed" if passed else "ci.cmd.not_passed", lang, **numbers))
+    click.echo(catalogue.text("ci.cmd.passed" if passed else "ci.cmd.not_passed", lang, **numbers), file=out)

@@ -22,7 +22,7 @@ from grader.render.text import json_text, one_line
 
 if TYPE_CHECKING:
     from grader.classes.lms import Identities, Report
-    from grader.results import Entry
+    from grader.results import Entry, LeftOut
 
 
 @dataclass(frozen=True)
@@ -37,32 +37,34 @@ class ExportOptions:
     late_penalty: float = 0.0  # percent off a late hand-in's grade
 
 
-Write = Callable[[Path, Sequence["Entry"], Path | None, str, ExportOptions], None]
+Write = Callable[[Path, Sequence["Entry"], Sequence["LeftOut"], Path | None, str, ExportOptions], None]
 
 
 class Format(NamedTuple):
     help: str
     write: Write
     reads: tuple[str, ...] = ()  # the options of ExportOptions it reads
+    folder: bool = False  # -o names a folder (`-`, standard output, is refused), else one file (`-` is stdout)
 
 
-def _table(module: str, render: str) -> Write:
-    """A format that is one text, rendered by `module.render(entries)`: to the file asked for, else to
-    stdout. The renderer is imported only when its format is asked for."""
+def _table(module: str, render: str, lists_left_out: bool = True) -> Write:
+    """A format that is one text, rendered by `module.render(entries, left_out)` (`module.render(entries)`
+    for a table of graded work alone): to the file asked for, else to stdout. The renderer is imported only
+    when its format is asked for."""
 
-    def write(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
-        from grader.render.atomic import write_atomic
+    def write(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+              _: ExportOptions) -> None:
+        from grader.render.atomic import STDOUT, write_file
 
-        text: str = getattr(importlib.import_module(module), render)(entries)
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            write_atomic(output, text)
+        rendering = getattr(importlib.import_module(module), render)
+        text: str = rendering(entries, left_out) if lists_left_out else rendering(entries)
+        write_file(output or STDOUT, text)
 
     return write
 
 
-def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
+def _gradescope(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+                _: ExportOptions) -> None:
     """A results.json per student, as `grade gradescope` writes it."""
     from grader.classes import release
     from grader.render import gradescope
@@ -72,29 +74,33 @@ def _gradescope(outdir: Path, entries: Sequence[Entry], output: Path | None, lan
     folder = output or outdir / "gradescope"
     shown = release.shown_at(outdir)  # what students see before `grade release`, as Gradescope's visibility
     for entry in entries:
-        name = Path(page_name(entry.student)).with_suffix(".json").name
-        write_atomic(folder / name, json_text(gradescope.results(entry.result, lang, shown), indent=2))
+        name = Path(page_name(entry.label)).with_suffix(".json").name
+        write_atomic(folder / name, json_text(gradescope.results(entry.result, lang, shown), indent=2) + "\n", folder)
     click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
 
 
-def _html(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, _: ExportOptions) -> None:
+def _html(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+          _: ExportOptions) -> None:
     from grader.classes import pool, release
 
-    pool.publish(output or outdir, entries, lang, rewrite_pages=True, shown=release.shown_at(outdir))
+    pool.publish(output or outdir, entries, lang, rewrite_pages=True, shown=release.shown_at(outdir),
+                 left_out=left_out)
 
 
-def _canvas(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+def _canvas(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+            options: ExportOptions) -> None:
     """Canvas's own gradebook export with the assignment column filled: every other byte as it was."""
     from grader.classes import canvas
 
     if options.gradebook is None or options.assignment is None:
         raise GraderError("lms.needs_option", format="canvas", option="--gradebook, --assignment")
     filled = canvas.fill(options.gradebook, entries, _roster(options), options.assignment, scale=options.scale,
-                         late_penalty=options.late_penalty)
+                         late_penalty=options.late_penalty, left_out=left_out)
     _emit(output, filled.data, filled.report, lang, options, filled.column)
 
 
-def _moodle(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+def _moodle(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+            options: ExportOptions) -> None:
     """Moodle's grade import: identifier, grade, feedback."""
     from grader.classes import lms
 
@@ -102,15 +108,17 @@ def _moodle(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: s
     if roster is None:
         raise GraderError("lms.needs_option", format="moodle", option="--roster")
     text, report = lms.moodle_csv(entries, roster, options.identifier or "email", options.assignment or "Grade",
-                                  options.late_penalty, lang)
+                                  options.late_penalty, lang, left_out)
     _emit(output, text.encode("utf-8"), report, lang, options)
 
 
-def _lms(outdir: Path, entries: Sequence[Entry], output: Path | None, lang: str, options: ExportOptions) -> None:
+def _lms(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
+         options: ExportOptions) -> None:
     """The generic LMS CSV: identifier, grade, max_grade, late, feedback."""
     from grader.classes import lms
 
-    text, report = lms.lms_csv(entries, _roster(options), options.identifier, options.late_penalty, lang)
+    text, report = lms.lms_csv(entries, _roster(options), options.identifier, options.late_penalty, lang,
+                               left_out)
     _emit(output, text.encode("utf-8"), report, lang, options)
 
 
@@ -123,12 +131,9 @@ def _roster(options: ExportOptions) -> Identities | None:
 def _emit(output: Path | None, data: bytes, report: Report, lang: str, options: ExportOptions,
           column: str | None = None) -> None:
     """The file, exactly these bytes (to stdout by default), then the report on stderr."""
-    from grader.render.atomic import write_atomic
+    from grader.render.atomic import STDOUT, write_file
 
-    if output is None:
-        click.echo(data, nl=False)
-    else:
-        write_atomic(output, data)
+    write_file(output or STDOUT, data)
     for line in report.lines(lang, options.late_penalty, column):
         warn(line)
 
@@ -136,9 +141,10 @@ def _emit(output: Path | None, data: bytes, report: Report, lang: str, options: 
 FORMATS = {
     "csv": Format("grades", _table("grader.render.classbook", "grades_csv")),
     "jsonl": Format("every result", _table("grader.render.classbook", "results_jsonl")),
-    "mistakes": Format("the common mistakes as CSV", _table("grader.render.mistakes", "mistakes_csv")),
-    "gradescope": Format("a results.json per student", _gradescope),
-    "html": Format("the pages and the overview", _html),
+    "mistakes": Format("the common mistakes as CSV",
+                       _table("grader.render.mistakes", "mistakes_csv", lists_left_out=False)),
+    "gradescope": Format("a results.json per student", _gradescope, folder=True),
+    "html": Format("the pages and the overview", _html, folder=True),
     "canvas": Format("Canvas's gradebook export with one assignment filled", _canvas,
                      ("gradebook", "assignment", "roster", "scale", "late_penalty")),
     "moodle": Format("Moodle's grade import CSV", _moodle, ("assignment", "roster", "identifier", "late_penalty")),
@@ -155,15 +161,16 @@ LMS_OPTIONS = {"gradebook": "--gradebook", "assignment": "--assignment", "roster
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), required=True,
               help="; ".join(f"{name}: {spec.help}" for name, spec in FORMATS.items()) + ".")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="File (csv, jsonl, mistakes, canvas, moodle, lms; default stdout) or folder (gradescope, html; "
-                   "default inside OUTDIR).")
+              help="File (csv, jsonl, mistakes, canvas, moodle, lms; default stdout, or '-') or folder (gradescope, "
+                   "html; default inside OUTDIR).")
 @click.option("--gradebook", type=click.Path(path_type=Path), metavar="CANVAS.csv",
               help="canvas: the course's gradebook exported from Canvas (Grades → Export → CSV), filled in.")
 @click.option("--assignment", metavar="COLUMN",
               help="canvas: the assignment column to fill (its header, its name without ` (id)`, or its id); "
                    "moodle: the grade column's header (default Grade).")
 @click.option("--roster", type=click.Path(path_type=Path), metavar="FILE",
-              help="CSV mapping the `student` column (our names) to email, username, idnumber, canvas_id, sis_login.")
+              help="CSV mapping the `student` column (our names, or LMS ids; or an `lms_id` column) to email, username, "
+                   "idnumber, canvas_id, sis_login.")
 @click.option("--identifier", metavar="COLUMN",
               help="moodle: email, username or idnumber (default email); lms: the roster column that names a "
                    "student (default id, else its first column besides student).")
@@ -178,15 +185,20 @@ def export_command(ctx: click.Context, outdir: Path, fmt: str, output: Path | No
                    late_penalty: float, lang: str | None) -> None:
     """Render a batch's gradebook again, without grading anything, or as a file an LMS imports."""
     from grader.classes.gradebook import FILENAME, Gradebook
+    from grader.render import atomic
 
     lang = speak(lang)
     for name, option in LMS_OPTIONS.items():
         if name not in FORMATS[fmt].reads and ctx.get_parameter_source(name) is not ParameterSource.DEFAULT:
             raise GraderError("lms.unused_option", option=option, format=fmt)
     options = ExportOptions(gradebook, assignment, roster, identifier, scale, late_penalty)
+    if FORMATS[fmt].folder:
+        atomic.check(folders={"-o/--output": output})
+    else:
+        atomic.check(files={"-o/--output": output})
     if not (outdir / FILENAME).is_file():
         raise GraderError("batch.no_gradebook", path=str(outdir))
     with writing():
         with Gradebook(outdir / FILENAME) as book:
-            entries = book.latest()
-        FORMATS[fmt].write(outdir, entries, output, lang, options)
+            entries, left_out = book.latest(), book.left_out()
+        FORMATS[fmt].write(outdir, entries, left_out, output, lang, options)

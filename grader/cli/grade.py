@@ -10,7 +10,7 @@ import click
 
 from grader.cli.options import lang_option, new_grader, speak, use_color, warn
 from grader.messages import catalogue
-from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, writing
+from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, GraderError
 from grader.render.text import json_text
 
 
@@ -19,7 +19,7 @@ from grader.render.text import json_text
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--json", "json_path", metavar="PATH", help="Write the JSON result here ('-' for stdout).")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), metavar="PATH",
-              help="Where to write the feedback page [default: feedback/<submission-stem>.html].")
+              help="Where to write the feedback page ('-' for stdout) [default: feedback/<submission-stem>.html].")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds the whole submission may take.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -29,11 +29,17 @@ from grader.render.text import json_text
 def exercise_command(exercise_id: str, submission: Path, json_path: str | None, html_path: Path | None,
                      timeout: float, seed: int | None, lang: str | None, open_page: bool) -> int:
     """Grade SUBMISSION (.py or .ipynb) on EXERCISE (an id, ids joined by commas, or `all`)."""
+    from grader.render import atomic
+
     lang = speak(lang)
+    page = html_path or Path("feedback") / f"{submission.stem}.html"
+    atomic.check({"--json": json_path, "--html": page})  # before grading: a bad path costs no grading
+    if open_page and atomic.is_stdout(page):
+        raise GraderError("cli.open_stdout")
     with new_grader() as grader:  # one file, with the files beside it, as the student ran it
         run = grader.grade(submission, grader.select(exercise_id), seed=seed, lang=lang, timeout=timeout,
                            beside=True)
-    page = _write_outputs(run, submission, json_path, html_path)
+    _write_outputs(run, page, json_path)
     if open_page:
         _open(page, lang)
     if run.grader_fault:
@@ -41,21 +47,23 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     return EXIT_FULL if run.full_marks else EXIT_PARTIAL
 
 
-def _write_outputs(run: Any, submission: Path, json_path: str | None, html_path: Path | None) -> Path:
-    from grader.render import html, terminal
+def _write_outputs(run: Any, page: Path, json_path: str | None) -> None:
+    """The page and the JSON, each on its own, then the summary (on stderr when an output is on stdout);
+    an output that cannot be written is told last, after the summary, and ends the command with exit 2."""
+    from grader.render import atomic, html, terminal
     from grader.results import to_json
 
-    page = html_path or Path("feedback") / f"{submission.stem}.html"
-    with writing():
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(html.render(run), encoding="utf-8")
-        if json_path == "-":
-            click.echo(json_text(to_json(run), indent=2))
-        elif json_path:
-            Path(json_path).write_text(json_text(to_json(run), indent=2), encoding="utf-8")
-    out = sys.stderr if json_path == "-" else sys.stdout
-    click.echo(terminal.render(run, page, color=use_color(out)), file=out)
-    return page
+    failed = [atomic.attempt(lambda: atomic.write_file(page, html.render(run)))]
+    if json_path:
+        target: str = json_path
+        failed.append(atomic.attempt(lambda: atomic.write_file(target, json_text(to_json(run), indent=2) + "\n")))
+    on_stdout = atomic.is_stdout(page) or atomic.is_stdout(json_path)
+    out = sys.stderr if on_stdout else sys.stdout
+    shown = None if atomic.is_stdout(page) else page
+    click.echo(terminal.render(run, shown, color=use_color(out)), file=out)
+    for error in failed:
+        if error is not None:
+            raise error
 
 
 def _open(page: Path, lang: str) -> None:

@@ -16,7 +16,7 @@ from grader.results.release import EVERYTHING, POLICIES, Policy
 @click.option("--submission", type=click.Path(path_type=Path), default=Path("/autograder/submission"),
               show_default=True, help="The folder Gradescope puts the student's files in.")
 @click.option("--results", type=click.Path(path_type=Path), default=Path("/autograder/results"),
-              show_default=True, help="Where results.json goes.")
+              show_default=True, help="The folder results.json goes in.")
 @click.option("-e", "--exercises", "spec", default="all", show_default=True, metavar="EXERCISES",
               help=EXERCISES_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True,
@@ -33,18 +33,19 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
     """
     from grader.classes.roster import submission_files
-    from grader.render import gradescope
-    from grader.render.atomic import write_atomic
+    from grader.render import atomic, gradescope
     from grader.results import Ungraded
 
     lang = speak(lang)
     if not submission.is_dir():  # the image's setup, not the student's hand-in: no zero for them
         raise GraderError("gradescope.no_submission_folder", path=str(submission))
+    atomic.check(folders={"--results": results})  # before grading: a bad folder costs no grading
     with new_grader() as grader:
         outcome = grader.outcome(submission_files(submission), grader.select(spec), lang=lang, timeout=timeout)
     written = results / "results.json"
     with writing():
-        write_atomic(written, json_text(gradescope.results(outcome, lang, before_release), indent=2))
+        atomic.write_atomic(written, json_text(gradescope.results(outcome, lang, before_release), indent=2) + "\n",
+                            results)
     if isinstance(outcome, Ungraded):
         click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
                                   problem=one_line(catalogue.text(outcome.problem.key, lang, **outcome.problem.args))))

@@ -26,6 +26,16 @@ def lang_option(help: str = "Language of the outputs.") -> Callable[[F], F]:
     return click.option("--lang", type=click.Choice(catalogue.LANGS), default=None, help=help)
 
 
+def output_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """The callback of an option that names an output folder, checked before the command does anything: `-`
+    (standard output) is no folder, and a file or a place that cannot be written is refused."""
+    from grader.render import atomic
+
+    named = "/".join(param.opts) if isinstance(param, click.Option) else param.human_readable_name
+    atomic.check(folders={named: value})
+    return value
+
+
 def _state() -> dict[str, Any]:
     context = click.get_current_context(silent=True)
     root = context.find_root() if context else None

@@ -30,6 +30,7 @@ def release_command(outdir: Path, lang: str | None) -> None:
         with Gradebook(outdir / FILENAME) as book:
             release.release(book)
             entries = book.latest()
-            pool.publish(outdir, entries, lang, rewrite_pages=True, shown=release.read(book).shown)
+            pool.publish(outdir, entries, lang, rewrite_pages=True, shown=release.read(book).shown,
+                         left_out=book.left_out())
     pages = sum(entry.run is not None for entry in entries)
     click.echo(catalogue.text("release.done", lang, count=pages, path=one_line(outdir / "pages")))

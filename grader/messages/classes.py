@@ -11,6 +11,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "batch.count.full": {"en": "  with full marks", "zh": "  其中满分"},
     "batch.count.ungradable": {"en": "could not be graded", "zh": "无法评分"},
     "batch.count.errors": {"en": "grader errors (graded again next run)", "zh": "评分器错误（下次运行时重新评分）"},
+    "batch.count.left_out": {"en": "hand-ins left out (see index.html)", "zh": "未评分的提交文件（见 index.html）"},
     "batch.count.seconds": {"en": "seconds", "zh": "用时（秒）"},
     "batch.count.rate": {"en": "submissions per second", "zh": "每秒评分份数"},
     "batch.index": {"en": "class overview: {path}", "zh": "全班概览：{path}"},
@@ -60,6 +61,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "adjust.unknown_student": {
         "en": "no student named {student} in the gradebook; `grade export OUTDIR --format csv` lists them",
         "zh": "成绩册中没有名为 {student} 的学生；`grade export OUTDIR --format csv` 会列出所有学生",
+    },
+    "adjust.namesakes": {
+        "en": "{student} is the name of more than one student (LMS ids {ids}); give the id of the one you mean",
+        "zh": "名为 {student} 的学生不止一位（LMS 编号 {ids}）；请改用你所指学生的编号",
     },
     "adjust.no_exercise": {
         "en": "{student} has no graded result of exercise {exercise} (graded: {graded})",
@@ -211,6 +216,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "index.problems.heading": {"en": "Submissions that could not be graded", "zh": "无法评分的提交"},
     "index.problems.files": {"en": "Files", "zh": "文件"},
     "index.problems.reason": {"en": "Why", "zh": "原因"},
+    "index.left_out": {"en": "Hand-ins left out", "zh": "未评分的提交文件"},
+    "index.left_out.intro": {
+        "en": "{count} {count:hand-in/hand-ins} got no grade: no student of this class has a result from "
+              "{count:it/them}. Fix what the reason says (a --student-pattern that matches the name, a readable "
+              "copy) and run the same command again.",
+        "zh": "{count} 个提交文件没有得到成绩：本班没有任何学生的结果来自这些文件。请按原因处理"
+              "（让 --student-pattern 匹配其名称，或换一份可读取的副本），然后再次运行同一命令。",
+    },
+    "index.left_out.file": {"en": "Handed-in file", "zh": "提交的文件"},
+    "index.other_files": {
+        "en": "{count} other {count:file was/files were} not graded: not a hand-in (a .py, .ipynb or zip)",
+        "zh": "另有 {count} 个文件未评分：它们不是提交文件（不是 .py、.ipynb 或 zip）",
+    },
     "index.problems.none": {"en": "Every submission was graded.", "zh": "所有提交均已评分。"},
     "index.problems.no_reason": {"en": "no reason was recorded", "zh": "未记录原因"},
     "index.problem_unlisted": {

@@ -104,6 +104,18 @@ MESSAGES: dict[str, dict[str, str]] = {
               "left blank: {names}",
         "zh": "{count} 名学生没有成绩（无法评分或评分器出错），留空：{names}",
     },
+    "lms.anonymous": {
+        "en": "{count} anonymous {count:hand-in/hand-ins} (Canvas's anonymous grading: an anon_ id is no user id) "
+              "cannot be matched without a roster that names {count:it/them} (`student` column: the anon_ id), not "
+              "exported: {names}",
+        "zh": "{count} 份匿名提交（Canvas 匿名评分：anon_ 编号不是用户编号）在没有名单指明其身份时无法对应"
+              "（名单的 `student` 列填 anon_ 编号），未导出：{names}",
+    },
+    "lms.left_out": {
+        "en": "{count} {count:hand-in/hand-ins} left out by `grade batch` (see its index.html) {count:has/have} no "
+              "grade, and {count:its/their} {count:student is/students are} missing from this file: {names}",
+        "zh": "{count} 份提交文件被 `grade batch` 略过（见其 index.html），没有成绩，其学生不在本文件中：{names}",
+    },
     "lms.more": {"en": "{names} and {count} more", "zh": "{names} 等另外 {count} 人"},
     # -- the feedback column (Moodle, the generic CSV) ------------------------------------------------------------
     "lms.feedback.score": {"en": "{score}/{max} points", "zh": "{score}/{max} 分"},

@@ -12,6 +12,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "usage.missing_argument": {"en": "Missing argument {name}.", "zh": "缺少参数 {name}。"},
     "usage.missing_option": {"en": "Missing option {name}.", "zh": "缺少选项 {name}。"},
     "usage.bad_value": {"en": "Invalid value for {name}: {error}", "zh": "{name} 的值无效：{error}"},
+    "cli.stdout_twice": {
+        "en": "{first} and {second} cannot both be written to standard output ('-'): give one of them a file",
+        "zh": "{first} 和 {second} 不能都写到标准输出（'-'）：请给其中一个指定文件",
+    },
+    "cli.stdout_folder": {
+        "en": "{option} names a folder: '-' (standard output) cannot be one",
+        "zh": "{option} 指定的是文件夹：不能用 '-'（标准输出）",
+    },
+    "cli.open_stdout": {
+        "en": "--open cannot open a page written to standard output (--html -)",
+        "zh": "--open 无法打开写到标准输出的页面（--html -）",
+    },
     "cli.internal_error": {
         "en": "internal error: {error}",
         "zh": "评分程序内部错误：{error}",

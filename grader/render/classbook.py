@@ -20,30 +20,37 @@ from grader.render import html, similar
 from grader.render.mistakes import AffectedStudent, check_href, common_mistakes
 from grader.render.pages import page_name
 from grader.render.text import csv_text, json_text
-from grader.results import CheckResult, Entry, ExerciseResult, LookAlike, RunResult, to_json
+from grader.results import CheckResult, Entry, ExerciseResult, LeftOut, LookAlike, RunResult, to_json
 from grader.results import percent as score_percent
 
+LEFT_OUT_STATUS = "left out"  # grades.csv's and results.jsonl's status of a hand-in that has no result
 BINS = 10  # the histogram's bins, each ten points of percent wide; the last one holds 100
 BAR_PX, GAP_PX, PLOT_PX = 44, 8, 140  # a bar's width, the space between bars, the tallest bar
 LEFT_PX, TOP_PX, BOTTOM_PX = 44, 20, 44  # room for the y axis, the top bar's count, the bin labels and x axis
 
 
 # -- the spreadsheet and the JSON lines ----------------------------------------------------------------
-def grades_csv(entries: Sequence[Entry]) -> str:
+def grades_csv(entries: Sequence[Entry], left_out: Sequence[LeftOut] = ()) -> str:
     """One row per student: the score of each exercise, the total, the maximum, the status, the exercises
-    whose score a person adjusted, and whether the LMS named the hand-in late. Every cell goes through
+    whose score a person adjusted, and whether the LMS named the hand-in late; their LMS id beside their name
+    where the class has ids (two students may share a name). Then a row per hand-in left out, keyed by its
+    file, status `left out`: no student of the class silently lacks a row. Every cell goes through
     csv_text: `cat grades.csv` shows a student's file name and a spreadsheet displays it, under any
     separator; neither obeys it."""
     ids = exercise_ids(entries)
-    header = ("student", *ids, "total", "max_score", "status", "adjusted", "late")
-    return csv_text([header, *(_grades_row(entry, ids) for entry in entries)])
+    with_ids = any(entry.lms_id for entry in entries)
+    header = ("student", *(("lms_id",) if with_ids else ()), *ids, "total", "max_score", "status", "adjusted", "late")
+    rows = [_grades_row(entry, ids, with_ids) for entry in entries]
+    rows += [(item.path, *(("",) if with_ids else ()), *("" for _ in ids), "", "", LEFT_OUT_STATUS, "", "")
+             for item in left_out if item.hand_in]
+    return csv_text([header, *rows])
 
 
-def _grades_row(entry: Entry, ids: Sequence[str]) -> tuple[str, ...]:
+def _grades_row(entry: Entry, ids: Sequence[str], with_ids: bool) -> tuple[str, ...]:
     scores = {e.id: decimal(e.score) for e in entry.run.exercises} if entry.run else {}
-    return (entry.student, *(scores.get(i, "") for i in ids), decimal(entry.score), decimal(entry.max_score),
-            entry.status, "; ".join(map(adjusted_note, entry.run.adjusted if entry.run else ())),
-            "yes" if entry.late else "no")
+    return (entry.student, *((entry.lms_id,) if with_ids else ()), *(scores.get(i, "") for i in ids),
+            decimal(entry.score), decimal(entry.max_score), entry.status,
+            "; ".join(map(adjusted_note, entry.run.adjusted if entry.run else ())), "yes" if entry.late else "no")
 
 
 def adjusted_note(exercise: ExerciseResult) -> str:
@@ -55,14 +62,20 @@ def adjusted_note(exercise: ExerciseResult) -> str:
     return f"{exercise.id} (own score {decimal(then)} when adjusted, {decimal(exercise.own_score)} now)"
 
 
-def results_jsonl(entries: Sequence[Entry]) -> str:
-    """Every entry in full, one JSON object a line, for tools that want more than the spreadsheet."""
-    return "".join(json_text(_result_line(entry)) + "\n" for entry in entries)
+def results_jsonl(entries: Sequence[Entry], left_out: Sequence[LeftOut] = ()) -> str:
+    """Every entry in full, one JSON object a line, for tools that want more than the spreadsheet; then a
+    line per hand-in left out (status `left out`, its file and why)."""
+    lines = [_result_line(entry) for entry in entries]
+    lines += [{"status": LEFT_OUT_STATUS, "path": item.path,
+               "problem": {"key": item.reason.key, "args": item.reason.args, "messages": problem_messages(item.reason)}}
+              for item in left_out if item.hand_in]
+    return "".join(json_text(line) + "\n" for line in lines)
 
 
 def _result_line(entry: Entry) -> dict[str, Any]:
     return {
         "student": entry.student,
+        **({"lms_id": entry.lms_id} if entry.lms_id else {}),
         "exercise_set": entry.exercise_set,
         "status": entry.status,
         "score": entry.score,
@@ -71,7 +84,7 @@ def _result_line(entry: Entry) -> dict[str, Any]:
         "grader_version": entry.grader_version,
         "files": list(entry.files),
         "graded_at": entry.graded_at,
-        "page": page_name(entry.student),
+        "page": page_name(entry.label),
         "problem": {"key": entry.problem.key, "args": entry.problem.args,
                     "messages": problem_messages(entry.problem)} if entry.problem else None,
         "result": to_json(entry.run) if entry.run else None,
@@ -161,18 +174,22 @@ class RosterRow:
     failure: tuple[ExerciseResult, CheckResult] | None
 
 
-def index_html(entries: Sequence[Entry], lang: str, look_alike: LookAlike | None = None) -> str:
+def index_html(entries: Sequence[Entry], lang: str, look_alike: LookAlike | None = None,
+               left_out: Sequence[LeftOut] = ()) -> str:
     """The class overview, OUTDIR/index.html, opened in `lang` and switchable to every other language;
-    with `look_alike` (grade similar), also the submissions that are unusually alike."""
+    with `look_alike` (grade similar), also the submissions that are unusually alike. What the run left out
+    is listed with its reason: the hand-ins among the problems, any other file apart."""
     problems = [entry for entry in entries if entry.status != "graded" or entry.run is None]
     anchors = {id(entry): f"#problem-{n}" for n, entry in enumerate(problems, 1)}
-    roster = [RosterRow(entry, page_name(entry.student) if entry.run else anchors[id(entry)], percent(entry),
+    roster = [RosterRow(entry, page_name(entry.label) if entry.run else anchors[id(entry)], percent(entry),
                         first_failure(entry.run) if entry.run else None) for entry in entries]
     return html.ENV.get_template("index.html.j2").render(
         lang=lang, t=lambda key, **args: catalogue.text(key, lang, **args),
         summary=summarise(entries), histogram=histogram(entries), rates=check_rates(entries),
         mistakes=common_mistakes(entries), look_alike=look_alike, pair_page=similar.pair_page, share=similar.percent,
         problems=problems, roster=roster, problem_messages=problem_messages, pct=shown_percent,
+        left_out=[item for item in left_out if item.hand_in],
+        other_files=[item for item in left_out if not item.hand_in],
     )
 
 
@@ -247,7 +264,7 @@ def check_rates(entries: Sequence[Entry]) -> list[CheckRate]:
                     rate.attempted += 1
                     rate.passed += result.status == "passed"
                 if result.status == "failed":
-                    rate.failed.append(AffectedStudent(entry.student, check_href(entry.student, exercise.id, result.id)))
+                    rate.failed.append(AffectedStudent(entry.label, check_href(entry.label, exercise.id, result.id)))
     exercise_order = {exercise: n for n, exercise in enumerate(exercise_ids(entries))}
     return sorted(rates.values(), key=lambda r: (r.rate is None, r.rate or 0.0, exercise_order[r.exercise],
                                                  check_order[r.exercise, r.check]))

@@ -70,7 +70,7 @@ def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
     """Every mistake of the class, the most common first; ties in the order the runs list the checks."""
     found: dict[tuple[str, str], Mistake] = {}
     order: dict[tuple[str, str], tuple[int, int]] = {}
-    for entry in sorted(entries, key=lambda e: e.student):
+    for entry in sorted(entries, key=lambda e: (e.student, e.lms_id)):
         if entry.status != "graded" or entry.run is None:
             continue
         for n, exercise in enumerate(entry.run.exercises):
@@ -83,8 +83,9 @@ def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
                 order.setdefault(group, (n, m))
                 if check.id not in (c.id for c in mistake.checks):
                     mistake.checks.append(MistakeCheck(check.id, check.title, check.titles))
-                if not mistake.students or mistake.students[-1].name != entry.student:
-                    mistake.students.append(AffectedStudent(entry.student, check_href(entry.student, exercise.id, check.id)))
+                if not mistake.students or mistake.students[-1].name != entry.label:
+                    href = check_href(entry.label, exercise.id, check.id)
+                    mistake.students.append(AffectedStudent(entry.label, href))
     ranked = sorted(found, key=lambda group: (-found[group].count, *order[group], found[group].key == ""))
     return [found[group] for group in ranked]
 

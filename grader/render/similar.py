@@ -52,7 +52,7 @@ def pair_html(pair: Pair, codes: Mapping[str, str], threshold: float, lang: str)
 def write_pages(outdir: Path, found: LookAlike, codes: Mapping[str, str], lang: str) -> None:
     """A page for each pair, OUTDIR/similar/<a>--<b>.html."""
     for pair in found.pairs:
-        write_atomic(outdir / pair_page(pair), pair_html(pair, codes, found.threshold, lang))
+        write_atomic(outdir / pair_page(pair), pair_html(pair, codes, found.threshold, lang), outdir)
 
 
 def terminal_lines(found: LookAlike, lang: str, shown: int = 10) -> Sequence[str]:

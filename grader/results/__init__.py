@@ -16,7 +16,7 @@ from grader.results.bounds import (
                                    capped,
 )
 from grader.results.cells import cell_at, count_cells, deepest_frame, frames_of, stopped_because, where
-from grader.results.entry import Entry
+from grader.results.entry import Entry, LeftOut, StudentKey, student_key, student_label
 from grader.results.look_alike import LookAlike, Pair
 from grader.results.model import (
                                    Adjustment,
@@ -36,5 +36,5 @@ __all__ = ["EVIDENCE_CHARS", "FILES", "ITEMS", "LEFT_OUT", "LISTED_PROBLEMS", "M
            "SOURCE_CHARS", "SOURCES_CHARS", "TEXT_CHARS", "bounded", "capped", "cell_at", "count_cells",
            "deepest_frame", "frames_of", "stopped_because", "where", "Adjustment", "CellRecord", "CellStatus", "CheckResult",
            "ExerciseResult", "SubmissionResult", "RunResult", "Status", "SubmissionInfo", "SubmissionStatus", "Ungraded",
-           "UngradedStatus", "Entry", "LookAlike", "Pair", "percent", "NON_FINITE", "REPORT_TYPE", "from_json",
-           "outcome_from_json", "to_json"]
+           "UngradedStatus", "Entry", "LeftOut", "StudentKey", "student_key", "student_label", "LookAlike", "Pair",
+           "percent", "NON_FINITE", "REPORT_TYPE", "from_json", "outcome_from_json", "to_json"]

@@ -8,10 +8,41 @@ overview, the LMS files) tell "could not grade" from the same type every other o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from grader.messages.catalogue import Msg
 from grader.results.model import RunResult, SubmissionResult, Ungraded
 from grader.results.statuses import SubmissionStatus
+
+
+# Who a student is: their LMS id, where an LMS's file names carry one, and their name. Two students sharing a
+# name are two students when their ids differ; two names under one id are two as well, so that an LMS file
+# matched by that id stops and names both rather than picking one (grader.classes.canvas).
+StudentKey = tuple[str, str]
+HAND_IN_SUFFIXES = (".py", ".ipynb", ".zip")  # what a student hands in, a zip of such files included
+
+
+def student_key(name: str, lms_id: str) -> StudentKey:
+    return (lms_id, name)
+
+
+def student_label(name: str, lms_id: str) -> str:
+    """`wangwei_1111` for Canvas's user 1111, `anon_x1Y2z` for an anonymous hand-in, else the name."""
+    return f"{name}_{lms_id}" if lms_id and lms_id != name else name
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A file under a class's SOURCE that got no result, and why. A hand-in (a code file, a zip) left out is
+    the instructor's to fix, so every output lists it; any other file (a README, a screenshot) only the index."""
+
+    path: str  # as the instructor knows it: `class.zip:folder/file.py` inside a zip
+    reason: Msg
+
+    @property
+    def hand_in(self) -> bool:
+        suffix = PurePosixPath(self.path.rpartition(":")[2] or self.path).suffix.lower()
+        return self.reason.key != "roster.not_submission" and suffix in HAND_IN_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -30,6 +61,16 @@ class Entry:
     definitions: dict[str, str] = field(default_factory=dict)
     lms_id: str = ""  # the student's id in the course's LMS, where its download's file names say it (Canvas)
     late: bool = False  # handed in after the deadline, as the LMS's file names say
+
+    @property
+    def key(self) -> StudentKey:
+        """Who this is: the LMS id where the download's file names gave one, and the name."""
+        return student_key(self.student, self.lms_id)
+
+    @property
+    def label(self) -> str:
+        """The student as one string, unique in a class: the name, with the LMS id where there is one."""
+        return student_label(self.student, self.lms_id)
 
     @property
     def status(self) -> SubmissionStatus:
