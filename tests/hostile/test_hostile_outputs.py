@@ -163,7 +163,7 @@ def test_control_characters_in_student_names_reach_no_class_output_raw(tmp_path:
     (folder / "\x1b[2Jno\rmatch\u202e.py").write_text(answers, encoding="utf-8")  # said so on stderr
     done = grade_command("batch", folder, "-e", "3.2", "-o", tmp_path / "out", "-j", 2,
                          "--student-pattern", "^(?P<student>[^_]+)_", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # a hand-in left out (issue 47): named on stderr, listed, exit 1
     assert "grade: " in done.stderr  # the file left out is named there
     out = tmp_path / "out"
     outputs = {"stdout": done.stdout, "stderr": done.stderr,
@@ -173,5 +173,6 @@ def test_control_characters_in_student_names_reach_no_class_output_raw(tmp_path:
     found = {name: raw_controls(text) for name, text in outputs.items() if raw_controls(text)}
     assert not found, found
     rows = [json.loads(line) for line in outputs["results.jsonl"].splitlines()]
-    assert len(rows) == len(names) and all(row["status"] == "graded" for row in rows)
-    assert len(outputs["grades.csv"].splitlines()) == 1 + len(names)
+    # and the file left out, a line and a row of its own (issue 47)
+    assert [row["status"] for row in rows] == ["graded"] * len(names) + ["left out"]
+    assert len(outputs["grades.csv"].splitlines()) == 1 + len(names) + 1
