@@ -16,7 +16,7 @@ def classes(sb: SandboxClient, name: str, modules_only: bool = True) -> list[Obj
     """The submission's module classes (any classes, without `modules_only`) of that name, oldest first; where
     none has it, those of the one class of its own named close to it (near_miss.stand_in: noted on the check's
     message), graded as the class of that name: the handle carries the exercise's name, which is what every
-    check looks it up by."""
+    check looks it up by. What the grader's own package defines is never found (SandboxClient.inventory)."""
     modules = [o for o in sb.inventory() if o.kind == "class" and (o.info.get("is_module") or not modules_only)]
     found = [o for o in modules if o.cls == name]
     if not found:
@@ -80,8 +80,13 @@ def instances(sb: SandboxClient, class_names: Iterable[str]) -> list[Obj]:
     modules = [o for o in sb.inventory() if o.kind == "module"]
     present = {o.cls for o in modules}
     own = {o.cls for o in modules if o.info.get("defined_here")}
-    wanted = {name if name in present else near_miss.stand_in(name, own) for name in class_names}
-    return [o for o in modules if o.cls in wanted]
+    names = list(class_names)
+    wanted = {name if name in present else near_miss.stand_in(name, own) for name in names}
+    found = [o for o in modules if o.cls in wanted]
+    for name in names:  # only the grader's own class holds instances of that name: the message says so
+        if name in sb.shipped and not any(o.cls == name for o in found):
+            near_miss.missed(name)
+    return found
 
 
 def trainable_count(info: dict[str, Any]) -> int:

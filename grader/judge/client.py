@@ -7,6 +7,7 @@ one check, not the exercises after it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -24,8 +25,9 @@ from grader.judge.accelerator import driver_kind, judge_accelerator
 from grader.judge.launcher import Launcher, LaunchError
 from grader.judge.probes import (AnswerTooLarge, BadReturn, BudgetExhausted, ChildCrashed, Obj, ProbeTimeout,
                                   ProtocolViolation, StudentError, clean_error, describe_value, show_args)
-from grader.judge.scratch import Copied, Scratch, shared_memory
-from grader.judge.secrets import hidden_paths
+from grader.judge.memory import MemoryCap
+from grader.judge.scratch import Copied, Scratch
+from grader.judge.secrets import hidden_paths, without_grader_code
 from grader.load.submission import Cell, Submission
 from grader.results import CellRecord, CellStatus
 from grader.sandbox.limits import Limits
@@ -74,6 +76,8 @@ class SandboxClient:
         self.hung: dict[str, float] = {}  # code that hung -> the deadline it ran past
         self._child: _Child | None = None
         self._memo: dict[str, Any] = {}
+        self.memory: MemoryCap | None = None  # the live child's whole-submission memory cap
+        self.shipped: dict[str, str] = {}  # classes and functions of the grader's own it listed: name -> module
 
     # -- lifecycle ----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -105,6 +109,7 @@ class SandboxClient:
     def _spawn(self) -> None:
         self._remaining("the sandbox start")
         self.accelerator = driver_kind(judge_accelerator())
+        without = [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w]
         config = {
             "scratch": str(self.scratch.path),
             "submission": str(self.scratch.path / self.submission.path.name),
@@ -115,7 +120,7 @@ class SandboxClient:
             "accelerator": self.accelerator,
             "package": self.package,
             # Tests of the degraded modes turn protections off here (namespaces, landlock, seccomp).
-            "without": [w for w in os.environ.get(WITHOUT_VAR, "").split(",") if w],
+            "without": without,
         }
         pid, sock = self.launcher.launch(config, self.output)
         self._child = _Child(pid, sock)
@@ -124,10 +129,9 @@ class SandboxClient:
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
         # Sent by the bootstrap before any submission code runs: what it reports did take effect.
         reported = [p for p in (hello.get("protections", []) if isinstance(hello, dict) else []) if isinstance(p, str)]
-        # _watch takes the tmpfs's place, and counts the shared memory a CUDA driver's walls let through
-        watch = [name for name, on in (("disk-watch", "disk-quota" not in reported),
-                                       ("shared-memory-watch", self.accelerator == "cuda")) if on]
-        self.protections = reported + self.launcher.protections + watch + [
+        watch = ["disk-watch"] if "disk-quota" not in reported else []  # _watch takes the tmpfs's place
+        self.memory = MemoryCap.start(self.limits.memory_bytes, self._child.pid, "cgroup" in without)
+        self.protections = reported + self.launcher.protections + watch + [self.memory.kind,
             "deadlines",
             "process-group-kill",
             "scratch-copy",
@@ -179,13 +183,13 @@ class SandboxClient:
             return {}
         child.sock.close()
         try:
-            return self.launcher.reap(child.pid, grace)
+            how = self.launcher.reap(child.pid, grace)
         except LaunchError:  # the zygote itself is gone: kill the group from here
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(child.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            return {}
+            how = {}
+        memory, self.memory = self.memory, None
+        return (memory.end() if memory is not None else {}) or how  # the kernel's kill past the cap, if it was
 
     # -- probes -------------------------------------------------------------------------------------
     def _remaining(self, label: str) -> float:
@@ -242,31 +246,33 @@ class SandboxClient:
 
     def _watch(self, child: _Child, deadline: float, label: str) -> None:
         """While the child works, measure what no wall of its own caps: where no tmpfs caps the scratch folder,
-        the folder and the files its processes hold without a name; where the CUDA driver's walls let shared
-        memory through (grader.sandbox.seccomp), the shared memory they hold. A child past its quota or its
-        memory cap is stopped like one that crashed; its cell or check says why."""
-        disk, memory = "disk-quota" not in self.protections, self.accelerator == "cuda"
-        while (disk or memory) and not select.select([child.sock], [], [],
-                                                     max(0.0, min(WATCH_S, deadline - time.monotonic())))[0]:
+        the folder and the files its processes hold without a name; and the memory all of its processes hold
+        together (grader.judge.memory). A child past either is stopped like one that crashed; its cell or check
+        says why."""
+        disk = "disk-quota" not in self.protections
+        while not select.select([child.sock], [], [], max(0.0, min(WATCH_S, deadline - time.monotonic())))[0]:
             if time.monotonic() >= deadline:
                 return
             if disk and self.scratch.over(self.limits.disk_bytes, child.pid):
                 self._kill()
                 self.scratch.reset()
                 raise ChildCrashed(label, {"disk_bytes": self.limits.disk_bytes})
-            if memory and shared_memory(child.pid) > self.limits.memory_bytes:
+            full = self.memory.over() if self.memory is not None else {}
+            if full:
                 self._kill()
-                raise ChildCrashed(label, {"memory_bytes": self.limits.memory_bytes})
+                raise ChildCrashed(label, full)
 
     def inventory(self) -> list[Obj]:
-        """Every module, class and function the submission bound, oldest binding first."""
+        """Every module, class and function the submission bound, oldest binding first; none the grader's own
+        package defines, which earns nothing however it was imported (`shipped` says which)."""
         return self.memo("inventory", self._list_objects)
 
     def _list_objects(self) -> list[Obj]:
         label = "listing the submission's objects"
         entries = self._valid(label, protocol.each(protocol.inventory_entry), self._probe("inventory", label),
                               "inventory")
-        return [Obj(e["ref"], e, self.generation, list(e["bindings"])) for e in entries]
+        kept, self.shipped = without_grader_code([Obj(e["ref"], e, self.generation, list(e["bindings"])) for e in entries])
+        return kept
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
         """What `build()` gave for `key` in this child, built once: the inventory, or the module a

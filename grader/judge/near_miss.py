@@ -4,8 +4,9 @@ Checks look answers up by the exercise's exact names. A learner's answer is ofte
 same: under another spelling (`Causal_Attention`, `MultiHeadAttentionWraper`, `causalattention`), or
 written in a cell that raised before it bound it. The finding functions note each name they looked
 for in vain (`missed`); when a check ends in NotFound, the judge asks `explain` for the message that
-names the near miss or points at the cell that raised. Everything here is read from the submission's
-text and the cell records the sandbox kept: nothing asks the child, so nothing here can fail on it.
+names the near miss or points at the cell that raised, or, where a lookup found only the grader's own code
+under a name (SandboxClient.shipped), says so. Everything here is read from the submission's text, the cell
+records the sandbox kept and what the lookups noted: nothing asks the child, so nothing here can fail on it.
 """
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def recording(names: list[str], graded_as: dict[str, str]) -> Iterator[None]:
 
 def explain(sb: SandboxClient, what: Msg, wanted: Iterable[str]) -> Outcome:
     """The failure for an answer not found under any of the `wanted` names: the cell that raised
-    before binding one, else the near misses of each, else plain "no answer found"."""
+    before binding one, else the grader's own code found under one (which earns nothing), else the near
+    misses of each, else plain "no answer found"."""
     names = list(dict.fromkeys(wanted))
     bound = _BOUND.get(sb)
     if bound is None:  # read once per submission: every check that misses an answer asks
@@ -107,6 +109,11 @@ def explain(sb: SandboxClient, what: Msg, wanted: Iterable[str]) -> Outcome:
         stopped = _stopped(raised, bound, name)
         if stopped is not None:
             return stopped
+    shipped = sb.shipped
+    found = [f"{name} ({shipped[name]})" for name in names if name in shipped]
+    if found:
+        return Outcome("failed", "check.grader_code", {"what": what, "found": ", ".join(found)},
+                       {"grader_code": {name: shipped[name] for name in names if name in shipped}})
     if chain is not None and _hidden_by(chain, bound, names):
         return after_failure(chain, what)
     renames = [f"{' / '.join(found)} → {name}" for name in names if (found := near(name, bound))]

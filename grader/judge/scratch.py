@@ -134,7 +134,7 @@ def held_without_name(child: int, device: int) -> int:
     Where the judge may not read the processes' /proc entries, nothing is counted: docs/security.md says so."""
     seen: set[int] = set()
     total = 0
-    for pid in _sandbox_processes(child):
+    for pid in sandbox_processes(child):
         for kind in ("fd", "map_files"):
             try:
                 names = os.listdir(f"/proc/{pid}/{kind}")
@@ -152,21 +152,7 @@ def held_without_name(child: int, device: int) -> int:
     return total
 
 
-def shared_memory(child: int) -> int:
-    """Bytes of shared memory (RssShmem: shared anonymous mappings, memfds, tmpfs files mapped) the sandbox's
-    processes hold in memory, which RLIMIT_DATA does not count: where the CUDA driver's walls let it through
-    (grader.sandbox.seccomp), the judge's watch holds it to the memory cap. A page two processes share counts
-    twice, which only errs towards the cap."""
-    total = 0
-    for pid in _sandbox_processes(child):
-        try:
-            total += status_bytes(pid, b"RssShmem")
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
-
-
-def _sandbox_processes(child: int) -> set[int]:
+def sandbox_processes(child: int) -> set[int]:
     """The processes of the sandbox `child` (the pid the launcher gave): it and what descends from it, and, for
     a root-run grader, the orphans of the uid it became (grader.sandbox.isolation), which its zygote adopted.
     Found through each process's children, so the cost is the sandbox's size, not the machine's."""

@@ -59,6 +59,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No answer found: {what}",
         "zh": "未找到答案：{what}",
     },
+    "check.grader_code": {
+        "en": "No answer found: {what} Found {found}: that is the grader's own code, not yours (the grader keeps "
+              "a copy of the book's code to compare submissions with), and code of the grader earns nothing. "
+              "Write the answer in your own file: the book's code typed or pasted there counts as yours.",
+        "zh": "未找到答案：{what} 找到的是 {found}：这是评分器自带的代码，不是你的代码（评分器保存了一份书中的代码，"
+              "用来比较各份提交），评分器的代码不得分。请把答案写在你自己的文件里：在那里输入或粘贴的书中代码算作你的。",
+    },
     "check.markdown_hint": {
         "en": " (a markdown cell is not run: put the answer in a code cell)",
         "zh": "（Markdown 单元格不会运行：请把答案写在代码单元格中）",
@@ -129,8 +136,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "运行 {name} 时提交向其文件夹写入了超过 {mib:g} MiB 的数据，已被终止。",
     },
     "check.memory_full": {
-        "en": "The submission held more than {mib:g} MiB of shared memory while running {name} and was stopped.",
-        "zh": "运行 {name} 时提交占用了超过 {mib:g} MiB 的共享内存，已被终止。",
+        "en": "The submission held more than {mib:g} MiB of memory (all its processes together) while running "
+              "{name} and was stopped.",
+        "zh": "运行 {name} 时提交（其所有进程合计）占用了超过 {mib:g} MiB 的内存，已被终止。",
     },
     "check.bad_return": {
         "en": "{name} returned {got}, which is not the expected output.",
@@ -195,8 +203,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{unit}：向提交的文件夹写入了超过 {mib:g} MiB 的数据，已被终止并跳过",
     },
     "cell.memory_full": {
-        "en": "{unit}: held more than {mib:g} MiB of shared memory, was stopped and skipped",
-        "zh": "{unit}：占用了超过 {mib:g} MiB 的共享内存，已被终止并跳过",
+        "en": "{unit}: held more than {mib:g} MiB of memory (all its processes together), was stopped and skipped",
+        "zh": "{unit}：（所有进程合计）占用了超过 {mib:g} MiB 的内存，已被终止并跳过",
     },
     "cell.unlisted": {
         "en": "and {count} more {count:cell/cells} that failed to run (not listed)",

@@ -26,7 +26,7 @@ def stopped_because(how: Any) -> tuple[str, dict[str, Any]] | None:
     how = how if isinstance(how, dict) else {}
     if isinstance(how.get("disk_bytes"), int):  # the judge's disk watch
         return "disk_full", {"mib": how["disk_bytes"] / 2**20}
-    if isinstance(how.get("memory_bytes"), int):  # the judge's watch of shared memory on a CUDA machine
+    if isinstance(how.get("memory_bytes"), int):  # the whole submission's memory cap (grader.judge.memory)
         return "memory_full", {"mib": how["memory_bytes"] / 2**20}
     if how.get("signal") == getattr(signal, "SIGSYS", None):  # how the system-call filter ends a process
         return "forbidden_call", {}

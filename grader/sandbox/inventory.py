@@ -19,9 +19,11 @@ MAX_ENTRIES = 2000
 
 
 def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
-    """Describe a module instance, class or function; None for anything the exercises never look for."""
+    """Describe a module instance, class or function; None for anything the exercises never look for. Each
+    says where it was defined (`module`, `file`: origin), so the judge can refuse what the grader's own package
+    defines (grader.judge.secrets.grader_code)."""
     if isinstance(obj, nn.Module):
-        return {**describe_module(obj), "defined_here": _defined_in(type(obj), own_files)}
+        return {**describe_module(obj), "defined_here": _defined_in(type(obj), own_files), **origin(type(obj))}
     if isinstance(obj, type):
         return {
             "kind": "class",
@@ -29,6 +31,7 @@ def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
             "is_module": issubclass(obj, nn.Module),
             "params": _parameter_names(obj.__init__),  # type: ignore[misc]  # the class's own, read not called
             "defined_here": _defined_in(obj, own_files),
+            **origin(obj),
         }
     if inspect.isfunction(obj):
         return {
@@ -36,10 +39,29 @@ def describe(obj: Any, own_files: set[str]) -> dict[str, Any] | None:
             "class": obj.__name__,
             "params": _parameter_names(obj),
             "defined_here": obj.__code__.co_filename in own_files,
+            **origin(obj),
         }
     if own_instance(obj, own_files):
-        return {"kind": "object", "class": type(obj).__name__, "defined_here": True}
+        return {"kind": "object", "class": type(obj).__name__, "defined_here": True, **origin(type(obj))}
     return None
+
+
+MAX_ORIGIN = 1000  # characters of a module's name or a file's path (grader.judge.secrets reads no more)
+
+
+def origin(obj: Any) -> dict[str, str]:
+    """Where a class or function was defined: its module's name and the file its code lies in (a class's:
+    its __init__'s or forward's, else any method's, else its module's file); "" where it has none."""
+    module = getattr(obj, "__module__", None)
+    code = getattr(obj, "__code__", None)
+    if isinstance(obj, type):
+        methods = [obj.__dict__.get("__init__"), obj.__dict__.get("forward"), *list(vars(obj).values())[:MAX_ENTRIES]]
+        code = next((c for f in methods if (c := getattr(f, "__code__", None)) is not None), None)
+    file = getattr(code, "co_filename", None)
+    if not isinstance(file, str):
+        file = getattr(sys.modules.get(module) if isinstance(module, str) else None, "__file__", None)
+    return {"module": module[:MAX_ORIGIN] if isinstance(module, str) else "",
+            "file": file[:MAX_ORIGIN] if isinstance(file, str) else ""}
 
 
 def last_module() -> str | None:

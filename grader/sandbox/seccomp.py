@@ -13,12 +13,15 @@ docker.sock), in every mode: `connect` is refused, and only stream and seqpacket
 `sendto`/`sendmsg` ignore or refuse an address; a datagram socket's would reach the listener unconnected).
 The child speaks to the judge over a socketpair it inherits, and CUDA's driver, which asks
 nvidia-persistenced over a socket, carries on when refused.
-RLIMIT_DATA counts private memory only: shared anonymous mappings (`mmap.mmap(-1, n)`), memfd_create and
+RLIMIT_DATA counts data mappings only: a mapping that grows down (MAP_GROWSDOWN, a stack's kind) is counted as
+stack, which no cap limits for a mapping made so (fourteen of 0.5 GiB, populated, held 7 GiB under a 6 GiB cap),
+so it is refused for everyone, CUDA's driver included (it makes none). And RLIMIT_DATA counts private memory
+only: shared anonymous mappings (`mmap.mmap(-1, n)`), memfd_create and
 System V shared memory would hold memory past the cap, and System V IPC outlives the process where there is
 no IPC namespace, for the next grade to read. So they are refused (the sandbox never uses multiprocessing).
 NVIDIA's CUDA driver needs the first two when it starts (a memfd, and shared anonymous memory: refused, CUDA
-says "out of memory"), so where the judge found a CUDA device they are allowed, and the judge's watch counts
-the shared memory the sandbox's processes hold against the same cap (grader.judge.scratch.shared_memory).
+says "out of memory"), so where the judge found a CUDA device they are allowed, and the whole submission's
+memory cap counts the shared memory the sandbox's processes hold (grader.judge.memory).
 A submission's processes stay in the session and process group the zygote gave its child: `setsid` and
 `setpgid` return success and do nothing. So the judge's one kill of that group ends every process the
 submission started, however many and however fast (300 spinning `setsid` processes once outlived their
@@ -56,7 +59,7 @@ _SYSV_IPC = {"x86_64": (29, 30, 31, 67, 64, 65, 66, 220, 68, 69, 70, 71), "aarch
 _IO_URING = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register: the same on both
 _AF_UNIX = 1
 _SOCK_STREAM, _SOCK_SEQPACKET, _SOCK_TYPE = 1, 5, 0xF  # a socket's type, less SOCK_CLOEXEC and SOCK_NONBLOCK
-_MAP_SHARED, _MAP_SHARED_VALIDATE, _MAP_ANONYMOUS = 0x01, 0x03, 0x20
+_MAP_SHARED, _MAP_SHARED_VALIDATE, _MAP_ANONYMOUS, _MAP_GROWSDOWN = 0x01, 0x03, 0x20, 0x0100
 
 _LD_W_ABS, _JEQ_K, _JGE_K, _AND_K, _RET_K = 0x20, 0x15, 0x35, 0x54, 0x06
 # offsets in struct seccomp_data (of an argument, its low 32 bits)
@@ -94,7 +97,7 @@ def program(machine: str, accelerator: str | None = None) -> list[Line]:
         (_JEQ_K, nr["socketpair"], "family", None),
         (_JEQ_K, nr["connect"], "eacces", None),
         (_JEQ_K, nr["kill"], "target", None),
-        *(((_JEQ_K, nr["mmap"], "mapping", None),) if not driver else ()),
+        (_JEQ_K, nr["mmap"], "mapping", None),
         *((_JEQ_K, nr[name], "eperm", None) for name in ("ptrace", "process_vm_readv", "process_vm_writev")),
         *((_JEQ_K, number, "enosys", None) for number in refused),
         *((_JEQ_K, nr[name], "done", None) for name in ("setsid", "setpgid")),
@@ -106,7 +109,11 @@ def program(machine: str, accelerator: str | None = None) -> list[Line]:
         (_AND_K, _SOCK_TYPE, None, None),
         (_JEQ_K, _SOCK_STREAM, "allow", None),
         (_JEQ_K, _SOCK_SEQPACKET, "allow", "eacces"),
-        "mapping",  # shared and anonymous: memory no rlimit counts
+        "mapping",  # a stack that grows down, or (but for a CUDA driver) shared and anonymous: no rlimit counts it
+        (_LD_W_ABS, _ARG3, None, None),
+        (_AND_K, _MAP_GROWSDOWN, None, None),
+        (_JEQ_K, _MAP_GROWSDOWN, "enomem", None),
+        *(((_RET_K, ALLOW, None, None),) if driver else ()),
         (_LD_W_ABS, _ARG3, None, None),
         (_AND_K, _MAP_ANONYMOUS | _MAP_SHARED_VALIDATE, None, None),
         (_JEQ_K, _MAP_ANONYMOUS | _MAP_SHARED, "enomem", None),
