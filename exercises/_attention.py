@@ -354,3 +354,8 @@ def one_token_changed(rng: torch.Generator, tokens: int, width: int) -> torch.Te
         changed[0, j] = torch.randn(width, generator=rng)
         variants.append(changed)
     return torch.cat(variants)
+
+
+# The classes exercise 3.1 hands out (the book's SelfAttention_v1 and _v2, to transfer weights between): code
+# given to the student earns points only with the student's own work (design §7), in 3.1 and in `device`.
+GIVEN = ("SelfAttention_v1", "SelfAttention_v2")

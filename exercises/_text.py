@@ -27,7 +27,8 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from grader.checks import Copied, Msg, Obj, ProbeFailure, SandboxClient, Sibling, Verdict, failed
+from exercises import _found
+from grader.checks import Copied, Msg, Obj, ProbeFailure, SandboxClient, Sibling, Verdict, failed, found_as
 
 TEXT_FILE = Path(__file__).resolve().parent / "data" / "input.txt"
 TEXT_NAME = TEXT_FILE.name
@@ -301,25 +302,114 @@ Part = tuple[str, Any]  # (the name the student gave it, its value as sent)
 
 def split_parts(sb: SandboxClient, names: Variables) -> tuple[Part | None, Part | None]:
     """The training part and the held-out part of the split, each None where none is found. By the
-    lecture's names first; else by what each part is, whatever the student called it: what get_batch
-    reads for its non-train split, the rest of `data` after the training part, a tensor named as a
-    held-out set (`test_data`, `valid`). What comes back is a claim: the checks judge each part's value."""
+    lecture's names first; else by what each part is, whatever the student called it: a tensor named as a
+    training set, else the one tensor sliced from `data` that is its start (`tr = data[:n]`); for the
+    held-out part, what get_batch reads for its non-train split, the rest of `data` after the training part,
+    a tensor named as a held-out set (`test_data`, `valid`). What comes back is a claim: the checks judge
+    each part's value."""
     reads = global_reads(sb, "get_batch")
     assigned = top_level_assignments(sb)
-    train = lookup(names, TRAIN) or _first_ids(names, [n for n in [*reads, *assigned] if "train" in n.lower()])
+    whole_part = data_part(sb, names)
+    whole_name, whole = whole_part if whole_part is not None else ("data", None)
+    whole_ids: Any = whole if is_ids(whole) else None
+    from_data = [name for name, value in assigned.items() if name not in {"data", whole_name}
+                 and any(isinstance(n, ast.Name) and n.id == whole_name for n in ast.walk(value))]
+    train = lookup(names, TRAIN) or _first_ids(names, [n for n in [*reads, *assigned] if "train" in n.lower()]) \
+        or _start_of(names, whole_ids, [n for n in from_data if not HELD_OUT_WORD.search(n.lower())])
     held = lookup(names, HELD_OUT)
     if held is not None:
         return train, held
-    taken = {"data", *TRAIN, *([train[0]] if train else [])}
+    taken = {"data", whole_name, *TRAIN, *([train[0]] if train else [])}
     held = _first_ids(names, [n for n in reads if n not in taken])  # what get_batch draws from besides train
-    whole = names.get("data")
-    if held is None and is_ids(whole) and train is not None and is_ids(train[1]) and len(whole) > len(train[1]):
-        from_data = [name for name, value in assigned.items() if name not in taken
-                     and any(isinstance(n, ast.Name) and n.id == "data" for n in ast.walk(value))]
-        held = _first_ids(names, from_data, equal_to=whole[len(train[1]):])  # the rest after the training part
+    if held is None and whole_ids is not None and train is not None and is_ids(train[1]) \
+            and len(whole_ids) > len(train[1]):
+        rest = [name for name in from_data if name not in taken]
+        held = _first_ids(names, rest, equal_to=whole_ids[len(train[1]):])  # the rest after the training part
     if held is None:
         held = _first_ids(names, [n for n in assigned if n not in taken and HELD_OUT_WORD.search(n.lower())])
     return train, held
+
+
+def _start_of(names: Variables, whole: Any, candidates: Sequence[str]) -> Part | None:
+    """The one of `candidates` (names assigned from data) that holds data's start, data[:k] for 0 < k <
+    len(data): the training part under a name that says nothing (`tr, va = data[:n], data[n:]`). None where
+    none does, or several: the judge never picks between two."""
+    if not is_ids(whole):
+        return None
+    found = []
+    for name in list(dict.fromkeys(candidates))[:MAX_SCANNED]:
+        value = names.get(name)
+        if is_ids(value) and 0 < len(value) < len(whole) and torch.equal(value.long(), whole[:len(value)].long()):
+            found.append((name, value))
+    return found[0] if len(found) == 1 else None
+
+
+# -- the lecture's values under other names, by what they are --------------------------------------------------
+DATA = ("data",)
+# Calls that make the encoded text a tensor: torch.tensor(encode(text)), torch.LongTensor(...), .long()
+TENSOR_CALLS = frozenset({"tensor", "as_tensor", "LongTensor", "IntTensor", "from_numpy", "long", "int"})
+SET_CALLS = frozenset({"set", "sorted", "unique", "fromkeys", "Counter"})  # what a vocabulary is built with
+_DATA: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Part | None]]" = weakref.WeakKeyDictionary()
+_VOCAB: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Part | None]]" = weakref.WeakKeyDictionary()
+
+
+def _calls(value: ast.expr, wanted: frozenset[str]) -> bool:
+    """Whether the expression calls a function or method of one of those names (or is a set comprehension)."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.SetComp):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in wanted:
+                return True
+    return False
+
+
+def data_part(sb: SandboxClient, names: Variables) -> Part | None:
+    """(name, value) of the submission's encoded text: `data`, else the one top-level tensor of its own, made
+    by a tensor call (torch.tensor(encode(text))), that holds one integer id per character of the text it read
+    (`encoded`, `ids`, `full_data`), noted as `data`. What comes back is a claim: the checks judge its values
+    (`data` as sent, also where it could not be: the checks that read it say so, with `lookup`)."""
+    if "data" in names:
+        return "data", names["data"]
+    cached = _DATA.get(sb)
+    if cached is None or cached[0] != sb.generation:
+        length = len(source_text(sb).text)
+        skip = {*DATA, *TRAIN, *HELD_OUT, *VOCABULARIES, "text"}
+        candidates = [n for n, value in top_level_assignments(sb).items()
+                      if n not in skip and _calls(value, TENSOR_CALLS)]
+        values = [(n, names.get(n)) for n in candidates[:MAX_SCANNED]]
+        shaped = [(n, v) for n, v in values if is_ids(v) and len(v) == length]
+        cached = _DATA[sb] = (sb.generation, shaped[0] if len(shaped) == 1 else None)
+    if cached[1] is not None:
+        found_as("data", cached[1][0])
+    return cached[1]
+
+
+def vocabulary_part(sb: SandboxClient, names: Variables) -> Part | None:
+    """(name, value) of the submission's vocabulary: one of VOCABULARIES, else the one top-level variable of
+    its own, built with set() or sorted(), that holds the distinct characters of the text it read, each once
+    (a string or a list of single characters, in any order: `vocab_list`, `letters`), noted as `chars`."""
+    found = lookup(names, VOCABULARIES)
+    if found is not None:
+        return found
+    cached = _VOCAB.get(sb)
+    if cached is None or cached[0] != sb.generation:
+        wanted = set(source_text(sb).text)
+        candidates = [n for n, value in top_level_assignments(sb).items()
+                      if n not in (*VOCABULARIES, "text") and _calls(value, SET_CALLS)]
+        shaped = []
+        for name in candidates[:MAX_SCANNED]:
+            value = names.get(name)
+            items = list(value) if isinstance(value, (str, list)) else []
+            if (len(items) > 1 and all(isinstance(c, str) and len(c) == 1 for c in items)
+                    and len(set(items)) == len(items) and set(items) == wanted):
+                shaped.append((name, value))
+        cached = _VOCAB[sb] = (sb.generation, shaped[0] if len(shaped) == 1 else None)
+    if cached[1] is not None:
+        found_as("chars", cached[1][0])
+    return cached[1]
 
 
 def _first_ids(names: Variables, candidates: Iterable[str], equal_to: torch.Tensor | None = None) -> Part | None:
@@ -374,14 +464,19 @@ def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
     return []
 
 
+def function_def(sb: SandboxClient, function: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The submission's last top-level `def <function>`, as its text has it (None where it has none)."""
+    defs = [node for tree in _trees(sb) for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function]
+    return defs[-1] if defs else None
+
+
 def global_reads(sb: SandboxClient, function: str) -> list[str]:
     """The names the submission's last top-level `def <function>` reads from the notebook, in the order
     they appear in it: not its parameters, nor the names it binds itself (get_batch's local `data`)."""
-    defs = [node for tree in _trees(sb) for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function]
-    if not defs:
+    fn = function_def(sb, function)
+    if fn is None:
         return []
-    fn = defs[-1]
     args = fn.args
     own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
     used = [n for n in ast.walk(fn) if isinstance(n, ast.Name)]

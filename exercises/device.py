@@ -33,6 +33,7 @@ from grader.checks import (
     SandboxClient, StudentError, build, class_definitions, classes, close, comparison, computes_nothing, constant,
     describe_value, failed, judge_accelerator, max_diff, passed, sample, skipped, with_object,
 )
+from exercises._attention import GIVEN
 from solutions import chapter3
 
 # How each book class is built for these checks, and the input it takes.
@@ -60,6 +61,12 @@ EXERCISE = Exercise(
     reference=chapter3,
     order=5,
     messages={
+        "not_found.own": {
+            "en": "only {given} were found, which exercise 3.1 hands out: they earn nothing here by themselves. "
+                  "Write CausalAttention, MultiHeadAttentionWrapper or MultiHeadAttention (book sections 3.5-3.6).",
+            "zh": "只找到了 {given}，它们是练习 3.1 提供的类，在此本身不得分。请编写 CausalAttention、"
+                  "MultiHeadAttentionWrapper 或 MultiHeadAttention（见书 3.5–3.6 节）。",
+        },
         "not_found.modules": {
             "en": "no attention class (SelfAttention_v1/v2, CausalAttention, MultiHeadAttentionWrapper, "
                   "MultiHeadAttention) and no module object.",
@@ -184,6 +191,17 @@ def nothing_built(refused: Refused) -> Exception:
     return refused[0][1] if refused else NotFound("not_found.modules")
 
 
+def nothing_of_their_own(measured: list[str], unrun: list[ProbeFailure], refused: Refused) -> Exception | None:
+    """What a check raises where none of the classes it measured is one the student had to write: 3.1's given
+    classes alone earn nothing (design §7), so the first failure of the student's own says why (a template's
+    NotImplementedError), else that only given classes were found. None where the student's own work counts."""
+    if any(name not in GIVEN for name in measured):
+        return None
+    if unrun:
+        return unrun[0]
+    return refused[0][1] if refused else NotFound("not_found.own", given=", ".join(GIVEN))
+
+
 @EXERCISE.check("registered", points=4, title={"en": "All tensors are parameters or buffers",
                                                "zh": "所有张量都是参数或缓冲区"})
 def registered(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
@@ -217,6 +235,9 @@ def registered(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         ran.append((cls, module, x, out))
     if not ran:  # nothing the judge could measure, so nothing to give points for: the first failure says why
         raise unrun[0] if unrun else nothing_built(refused)
+    given_only = nothing_of_their_own([cls.cls for cls, *_ in ran], unrun, refused)
+    if given_only is not None:
+        raise given_only
     for cls, module, x, out in ran:
         measured = unfollowed(sb, cls, module, x, out, rng)  # before left_behind moves the module for good
         behind = left_behind(sb, cls, module, x)
@@ -399,5 +420,8 @@ def accelerator(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome
         compared.append(name)
     if not compared:  # nothing the judge could compare, so nothing to give points for: the first failure says why
         raise unrun[0]
+    given_only = nothing_of_their_own(compared, unrun, refused)
+    if given_only is not None:
+        raise given_only
     return passed("accelerator.ok", device=device, classes=", ".join(compared),
                   rtol=RTOL, atol=ATOL, unbuilt=unbuilt(refused))

@@ -10,7 +10,12 @@ costs more than everything else graded in chapter 3, and the one computation tha
 
 This exercise judges the configuration only: a forward with a bug inside the attention (the mask, the
 scaling, a transpose) still shows 12 heads of 64 when it is one of the usual bugs run with 12 heads, and
-passes with a note that leaves the bug to the mask exercise.
+passes with a note that leaves the bug to the mask exercise. Where its output is no attention the judge
+models (a mask that lets the future through, keys computed with the query projection), the judge loads
+weights of its own that show the split whatever each head computes (exercises/_split.py): one forward on 12
+tokens shows the counted weights at work (the count) and 12 heads of 64 (the heads), and the one forward on
+1024 tokens shows them at work there, the last token seeing the first (the context). What each head computes
+is the mask exercise's to charge.
 """
 from __future__ import annotations
 
@@ -23,11 +28,12 @@ import torch
 
 from exercises._attention import Roles, attend, book_state, bug_of, reference_output, reproduces, with_out_proj
 from exercises._layout import map_attention
+from exercises._split import Split, split_weights
 from exercises.mask import bug_note
 from grader.checks import (
     BudgetExhausted, ChildCrashed, Exercise, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
-    close, comparison, computes_nothing, constant, failed, function, instances, markdown_hint, max_diff, nan_tokens,
-    passed, trainable_count, with_object,
+    close, comparison, computes_nothing, constant, failed, function, graded_as, instances, markdown_hint, max_diff,
+    nan_tokens, passed, trainable_count, with_object,
 )
 from solutions import chapter3
 
@@ -106,6 +112,14 @@ EXERCISE = Exercise(
             "zh": "载入评分器的权重后，{name} 计算 12 个 64 维的头，输入输出均为 768 维，但注意力计算中有一个错误"
                   "（由因果掩码练习扣分）：{diagnosis}",
         },
+        "heads.ok_split": {
+            "en": "With the grader's weights, {name} computes 12 heads of 64 dims, 768 in and out, each head alike, but "
+                  "what the heads compute is not the book's attention (largest difference {diff:.3g} from a 12-head "
+                  "reference with the same weights), which the mask exercise charges.",
+            "zh": "载入评分器的权重后，{name} 计算 12 个 64 维的头，输入输出均为 768 维，每个头的计算方式相同；但各个头"
+                  "计算的并不是书中的注意力（与使用相同权重的 12 头参考实现的最大差值为 {diff:.3g}），这个错误由因果掩码"
+                  "练习扣分。",
+        },
         "heads.wrong_heads": {
             "en": "{name} behaves like {heads} heads of {head_dim}, not 12 heads of 64: use num_heads=12.",
             "zh": "{name} 的行为相当于 {heads} 个 {head_dim} 维的头，而不是 12 个 64 维的头：请使用 num_heads=12。",
@@ -166,6 +180,13 @@ EXERCISE = Exercise(
             "zh": "无法证明 {name} 能处理 1024 个 Token 的上下文：载入评分器的权重后，它在 {tokens} 个 Token 上的输出"
                   "不是它的注意力用这些权重计算的结果。",
         },
+        "context.split_unshown": {
+            "en": "{name} is not shown to handle a 1024-token context: with the grader's weights loaded, its output "
+                  "on 1024 tokens does not show those weights at work over the whole sequence: the last token's "
+                  "output does not follow the first token.",
+            "zh": "无法证明 {name} 能处理 1024 个 Token 的上下文：载入评分器的权重后，它在 1024 个 Token 上的输出没有显示出"
+                  "这些权重在整个序列上起作用：最后一个 Token 的输出不随第一个 Token 而变。",
+        },
         "context.shape": {
             "en": "{name} returned shape {shape} for a {input} input.",
             "zh": "{name} 对 {input} 的输入返回了形状 {shape}。",
@@ -177,8 +198,12 @@ EXERCISE = Exercise(
 def the_answer(sb: SandboxClient) -> tuple[Obj, Obj]:
     """(the module, what the submission holds): the builder and its module, else the submission's
     768-wide MultiHeadAttention (the newest), twice. The three checks share one built module: building
-    a GPT-2-sized one costs more than any of them."""
-    return sb.memo("3.3 answer", lambda: _find_answer(sb))
+    a GPT-2-sized one costs more than any of them. Each check that grades a near-named class's instance says
+    so, not only the first, which found it."""
+    answer = sb.memo("3.3 answer", lambda: _find_answer(sb))
+    if answer[1].kind == "module" and answer[1].cls != "MultiHeadAttention":
+        graded_as("MultiHeadAttention", answer[1].cls)
+    return answer
 
 
 def _find_answer(sb: SandboxClient) -> tuple[Obj, Obj]:
@@ -282,11 +307,15 @@ def parameters(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
 @dataclass(frozen=True)
 class Model:
     """Attention that, with the judge's weights, computes what the module returned: its head count, one of
-    attend's bugs or none, and whether it applies its out_proj."""
+    attend's bugs or none, and whether it applies its out_proj. Or, where the module's attention is none of
+    these, the split weights (now loaded into it) that showed themselves at work whatever each head computes,
+    and whether they showed 12 heads of 64 (`twelve`)."""
 
     heads: int = HEADS
     bug: str | None = None
     projected: bool = True
+    split: Split | None = None
+    twelve: bool = True
 
     def __call__(self, x: torch.Tensor, roles: Roles) -> torch.Tensor:
         return attend(x, roles if self.projected else replace(roles, o=None, o_b=None), self.heads, self.bug)
@@ -295,8 +324,10 @@ class Model:
 def explanation(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Model | None:
     """What the judged run's output is, computed here from the judge's weights; None when nothing explains it
     (its weights unmapped, or an output that is not attention with them). The count and the context pass only
-    where it is found: they are the child's claims until the weights they describe are seen at work."""
-    return sb.memo("3.3 model", lambda: _explain(judged_run(sb, module, rng)))
+    where it is found: they are the child's claims until the weights they describe are seen at work. Where
+    no model gives the judged run's output, the bug is inside the attention, and the split weights show the
+    configuration instead (_split)."""
+    return sb.memo("3.3 model", lambda: _explain(judged_run(sb, module, rng)) or _split(sb, module, rng))
 
 
 def _explain(run: Run) -> Model | None:
@@ -312,6 +343,27 @@ def _explain(run: Run) -> Model | None:
         return Model(projected=False)
     # computed from the roles: a GPT-2-sized reference module per count would cost more
     return next((Model(heads=h) for h in OTHER_HEADS if close(got, attend(x, roles, h))), None)
+
+
+def _split(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Model | None:
+    """The split weights loaded into the module (in the layout its names give, with the biases and the out
+    projection its judged run mapped), one forward on TOKENS tokens, and a Model holding them where its output
+    shows them at work, saying whether it shows 12 heads of 64 (exercises/_split.py); None where it does not,
+    or where it cannot be tried: weights mapped only by what they do, or a module that runs only on its whole
+    mask (a second long forward)."""
+    run = judged_run(sb, module, rng)
+    if run.roles is None or run.tokens != TOKENS:
+        return None
+    split = split_weights(module.info.get("parameters", []), rng, HEADS, D_MODEL, D_MODEL, run.roles)
+    if split is None:
+        return None
+    try:
+        sb.load_state(module, split.state)
+        out = sb.forward(module, split.input(rng, TOKENS))
+    except StudentError:
+        return None  # it ran with the judge's random weights: what it raises with these shows no split
+    shown = split.shown(out, TOKENS)
+    return Model(split=split, twelve=shown.twelve) if shown.at_work else None
 
 
 def reference(run: Run) -> torch.Tensor:
@@ -362,6 +414,11 @@ def _heads(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
         note = bug_note(shown.bug)
         return passed("heads.ok_buggy", {"diagnosis": note.key}, name=module.name, diagnosis=note)
     expected = reference(run)
+    if shown is not None and shown.split is not None:
+        if shown.twelve:
+            return passed("heads.ok_split", comparison(expected, got), name=module.name,
+                          diff=max_diff(got, expected))
+        shown = None  # its weights at work, its heads not 12 of 64: what they compute says no more
     if shown is not None and not shown.projected:
         return failed("heads.out_proj_unused", comparison(expected, got), name=module.name)
     if shown is not None:
@@ -420,10 +477,14 @@ def _context(sb: SandboxClient, module: Obj, rng: torch.Generator) -> Outcome:
 def long_run(sb: SandboxClient, module: Obj, run: Run, shown: Model, rng: torch.Generator) -> Outcome | None:
     """The failure of a module that, with the judge's weights, does not give on 1024 tokens what its attention
     (shown on a few) gives there: what its mask claims, measured. None where it does, or where that attention
-    runs on no other length than the few (TOKENS_ONLY)."""
+    runs on no other length than the few (TOKENS_ONLY). Where the split weights showed themselves at work
+    (attention the judge does not model), the same weights, loaded, must show it on 1024 tokens too, the last
+    token's output following the first token."""
     assert run.roles is not None
     if shown.bug == TOKENS_ONLY:
         return None
+    if shown.split is not None:
+        return split_long_run(sb, module, shown.split, rng)
     x, got = run.whole if run.whole is not None and run.tokens == CONTEXT else (None, None)
     if x is None:
         x = torch.randn(1, CONTEXT, D_MODEL, generator=rng)
@@ -434,6 +495,18 @@ def long_run(sb: SandboxClient, module: Obj, run: Run, shown: Model, rng: torch.
         return failed("context.shape", name=module.name, shape=list(got.shape), input=tuple(x.shape))
     if not reproduces(got, lambda: expected):
         return failed("context.unconfirmed", comparison(expected, got), name=module.name, tokens=CONTEXT)
+    return None
+
+
+def split_long_run(sb: SandboxClient, module: Obj, split: Split, rng: torch.Generator) -> Outcome | None:
+    """long_run with the split weights (loaded by _split): the failure of a module whose output on 1024 tokens
+    does not show them at work, the last token's output following the first token; None where it does."""
+    x = split.input(rng, CONTEXT)
+    got = sb.forward(module, x, timeout=30)
+    if list(got.shape) != list(x.shape):
+        return failed("context.shape", name=module.name, shape=list(got.shape), input=tuple(x.shape))
+    if not split.shown(got, CONTEXT).sees_first:
+        return failed("context.split_unshown", name=module.name)
     return None
 
 

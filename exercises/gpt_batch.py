@@ -4,17 +4,21 @@ The judge calls get_batch('train') and get_batch('val') in the sandbox, reads th
 batch_size, block_size and the two parts of its split (train_data and val_data, or the tensors that are
 those parts under the student's own names: exercises/_text.py, `split_parts`), and finds every row of x
 inside the split it came from: the check never trusts the batch, only where its rows can be found.
+A get_batch that takes more than the split gets what each of its parameters is (`loader`,
+exercises/_loader.py): the split's name or its tensor, the judge's own batch and block sizes, a device;
+sizes it reads from the notebook under names of the student's own are found by what it does with them.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from exercises import _text
+from exercises import _found, _loader, _text
 from grader.checks import (
-    Exercise, NotFound, Obj, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
-    with_object,
+    Exercise, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, comparison, describe_value, failed,
+    found_as, passed, with_object,
 )
 from solutions import gpt_data
 
@@ -23,6 +27,8 @@ VAL_DRAWS = 3  # a train row can occur in val_data by chance; three batches of t
 # The rows of a batch the judge looks for (the lecture's batches have 4 to 64): each is searched for in the
 # whole split, so a batch of millions of rows would cost the judge's CPU past the submission's budget.
 ROWS = 64
+BATCHES, BLOCKS = (3, 6), (5, 10)  # the judge's sizes, where get_batch takes them, are drawn from these
+LECTURE_SIZES = ("batch_size", "block_size", "context_length")
 
 EXERCISE = Exercise(
     id="gpt.batch",
@@ -55,45 +61,45 @@ EXERCISE = Exercise(
             "zh": "没有供 get_batch 抽取的 train_data 和 val_data 张量。",
         },
         "get_batch.not_pair": {
-            "en": "get_batch('{split}') returned {got}: it should return the pair x, y of integer tensors.",
-            "zh": "get_batch('{split}') 返回了 {got}：它应返回由整数张量组成的一对 x, y。",
+            "en": "{call} returned {got}: it should return the pair x, y of integer tensors.",
+            "zh": "{call} 返回了 {got}：它应返回由整数张量组成的一对 x, y。",
         },
         "get_batch.dtype": {
-            "en": "get_batch('{split}') gives {which} of dtype {dtype}: token ids must stay integers (torch.long), "
+            "en": "{call} gives {which} of dtype {dtype}: token ids must stay integers (torch.long), "
                   "as nn.Embedding needs.",
-            "zh": "get_batch('{split}') 给出的 {which} 数据类型是 {dtype}：token 编号必须保持为整数（torch.long），"
+            "zh": "{call} 给出的 {which} 数据类型是 {dtype}：token 编号必须保持为整数（torch.long），"
                   "nn.Embedding 需要这样。",
         },
         "shape.ok": {
-            "en": "get_batch('train') and get_batch('val') give x and y of shape ({batch_size}, {block_size}): "
+            "en": "{train_call} and {val_call} give x and y of shape ({batch_size}, {block_size}): "
                   "batch_size rows of block_size ids.",
-            "zh": "get_batch('train') 和 get_batch('val') 给出的 x 和 y 形状都是 ({batch_size}, {block_size})："
+            "zh": "{train_call} 和 {val_call} 给出的 x 和 y 形状都是 ({batch_size}, {block_size})："
                   "batch_size 行，每行 block_size 个编号。",
         },
         "shape.wrong": {
-            "en": "get_batch('{split}') gives {which} of shape {got}, but batch_size = {batch_size} and "
+            "en": "{call} gives {which} of shape {got}, but batch_size = {batch_size} and "
                   "block_size = {block_size} call for ({batch_size}, {block_size}): one row per sequence, "
                   "block_size ids each (x = data[i:i+block_size], y = data[i+1:i+block_size+1]).",
-            "zh": "get_batch('{split}') 给出的 {which} 形状是 {got}，但 batch_size = {batch_size}、block_size = "
+            "zh": "{call} 给出的 {which} 形状是 {got}，但 batch_size = {batch_size}、block_size = "
                   "{block_size} 要求形状为 ({batch_size}, {block_size})：每个序列一行，每行 block_size 个编号"
                   "（x = data[i:i+block_size]，y = data[i+1:i+block_size+1]）。",
         },
         "split.ok": {
-            "en": "Every row of x from get_batch('train') is a stretch of {train}, and every row from "
-                  "get_batch('val') one of {val}.",
-            "zh": "get_batch('train') 给出的 x 每一行都是 {train} 中连续的一段，get_batch('val') 的每一行都是 "
+            "en": "Every row of x from {train_call} is a stretch of {train}, and every row from "
+                  "{val_call} one of {val}.",
+            "zh": "{train_call} 给出的 x 每一行都是 {train} 中连续的一段，{val_call} 的每一行都是 "
                   "{val} 中的一段。",
         },
         "split.wrong_split": {
-            "en": "get_batch('{split}') drew a row from {other} instead of {wanted}: choose the data by the split "
+            "en": "{call} drew a row from {other} instead of {wanted}: choose the data by the split "
                   "argument, data = {train} if split == 'train' else {val}.",
-            "zh": "get_batch('{split}') 从 {other} 而不是 {wanted} 中抽取了一行：请根据 split 参数选择数据，"
+            "zh": "{call} 从 {other} 而不是 {wanted} 中抽取了一行：请根据 split 参数选择数据，"
                   "data = {train} if split == 'train' else {val}。",
         },
         "split.not_window": {
-            "en": "row {row} of x from get_batch('{split}') ({ids}) is not a stretch of {wanted}: each row "
+            "en": "row {row} of x from {call} ({ids}) is not a stretch of {wanted}: each row "
                   "should be {wanted}[i:i+block_size] for a random offset i.",
-            "zh": "get_batch('{split}') 给出的 x 第 {row} 行（{ids}）不是 {wanted} 中连续的一段："
+            "zh": "{call} 给出的 x 第 {row} 行（{ids}）不是 {wanted} 中连续的一段："
                   "每行应为 {wanted}[i:i+block_size]，i 为随机起点。",
         },
         "targets.ok": {
@@ -101,9 +107,9 @@ EXERCISE = Exercise(
             "zh": "y 是 x 向后错一位的结果：y[b, t] 是文本中紧随 x[b, t] 的字符。",
         },
         "targets.shapes": {
-            "en": "get_batch('{split}') gives x of shape {x} and y of shape {y}: y must have the shape of x, "
+            "en": "{call} gives x of shape {x} and y of shape {y}: y must have the shape of x, "
                   "the same windows one character later.",
-            "zh": "get_batch('{split}') 给出的 x 形状为 {x}，y 形状为 {y}：y 必须与 x 形状相同，是向后错一个字符的同样窗口。",
+            "zh": "{call} 给出的 x 形状为 {x}，y 形状为 {y}：y 必须与 x 形状相同，是向后错一个字符的同样窗口。",
         },
         "targets.not_shifted": {
             "en": "y is the same as x, but the targets are the next characters: y = data[i+1:i+block_size+1] "
@@ -111,10 +117,30 @@ EXERCISE = Exercise(
             "zh": "y 与 x 相同，但目标应是下一个字符：y = data[i+1:i+block_size+1]，使用与 x 相同的起点 i。",
         },
         "targets.wrong": {
-            "en": "row {row} of get_batch('{split}'): y ({y}) is not x ({x}) shifted one character to the right. "
+            "en": "row {row} of {call}: y ({y}) is not x ({x}) shifted one character to the right. "
                   "Take y = data[i+1:i+block_size+1] with the same offsets i as x.",
-            "zh": "get_batch('{split}') 的第 {row} 行：y（{y}）不是 x（{x}）向右错一个字符的结果。"
+            "zh": "{call} 的第 {row} 行：y（{y}）不是 x（{x}）向右错一个字符的结果。"
                   "请取 y = data[i+1:i+block_size+1]，使用与 x 相同的起点 i。",
+        },
+        "get_batch.not_understood": {
+            "en": "get_batch({params}) cannot be called: the grader gives get_batch what each parameter is, the "
+                  "split's name ('train' or 'val') or the split's tensor itself, batch_size and block_size (and "
+                  "device), by the lecture's names or by what your code does with each, and has nothing to give "
+                  "{unknown}. Name them as the lecture does: get_batch(split), or get_batch(split, batch_size, "
+                  "block_size).",
+            "zh": "无法调用 get_batch({params})：评分器按每个参数的含义传入：数据集的名称（'train' 或 'val'）或该数据集"
+                  "张量本身、batch_size 和 block_size（以及 device），依据课程中的参数名或你的代码如何使用它，但没有可"
+                  "传给 {unknown} 的值。请按课程的方式命名：get_batch(split)，或 get_batch(split, batch_size, "
+                  "block_size)。",
+        },
+        "get_batch.by_place": {
+            "en": "{call} raised {error}: the grader did not understand {guessed} and gave {count:it/them} a value by "
+                  "{count:its/their} place in the lecture's get_batch(split, batch_size, block_size). Name the "
+                  "parameters as the lecture does (split, batch_size, block_size, device), or as what they are, "
+                  "so that each gets its value.",
+            "zh": "{call} 抛出了 {error}：评分器无法理解参数名 {guessed}，因此按课程中 get_batch(split, batch_size, "
+                  "block_size) 的参数位置传入了值。请按课程的方式（split、batch_size、block_size、device）或按其含义"
+                  "命名参数，使每个参数得到它的值。",
         },
     },
 )
@@ -127,16 +153,127 @@ def get_batch(sb: SandboxClient) -> Obj:
     return fn
 
 
-def draw(sb: SandboxClient, fn: Obj, split: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """x, y from the submission's get_batch(split), both integer tensors, or a Verdict saying why not."""
-    got = sb.call(fn, split, label=f"get_batch({split!r})")
+@dataclass(frozen=True)
+class Loader:
+    """The submission's get_batch and how the judge calls it: each parameter given what it is
+    (exercises/_loader.py), the judge's own sizes where it takes them (`batch`, `block`: None where it reads
+    the notebook's), the parts of the split where it takes them (`parts`, by split)."""
+
+    fn: Obj
+    params: tuple[_loader.Param, ...] | None  # None: as the lecture's, get_batch(split) positionally
+    batch: int | None = None
+    block: int | None = None
+    parts: dict[str, tuple[str, torch.Tensor]] | None = None
+
+    def arguments(self, split: str) -> tuple[list[Any], dict[str, Any], str]:
+        """(args, kwargs, the call as a message shows it) for get_batch asked for `split`."""
+        if self.params is None:
+            return [split], {}, f"get_batch({split!r})"
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        shown: list[str] = []
+        gap = False
+        for p in self.params:
+            if p.role is None or (not p.required and p.role in (_loader.BATCH, _loader.BLOCK, _loader.DEVICE)):
+                gap = True  # its default stands; those after it are given by name
+                continue
+            value, text = self.value(p.role, split)
+            if gap:
+                kwargs[p.name] = value
+                shown.append(f"{p.name}={text}")
+            else:
+                args.append(value)
+                shown.append(text)
+        return args, kwargs, f"get_batch({', '.join(shown)})"
+
+    def value(self, role: str, split: str) -> tuple[Any, str]:
+        if role == _loader.SPLIT:
+            return split, repr(split)
+        if role == _loader.BATCH:
+            return self.batch, str(self.batch)
+        if role == _loader.BLOCK:
+            return self.block, str(self.block)
+        if role == _loader.DEVICE:
+            return "cpu", "'cpu'"
+        assert self.parts is not None
+        name, part = self.parts[{_loader.TRAIN: "train", _loader.VAL: "val"}.get(role, split)]
+        return part, name
+
+
+def loader(sb: SandboxClient, rng: torch.Generator) -> Loader:
+    """get_batch and the arguments its signature asks for, as its text defines it: the lecture's
+    get_batch(split) is called as before; one that takes more gets the split's name or the split's tensor,
+    the judge's own batch and block sizes (fresh from `rng`) and 'cpu' for a device, by name where it names
+    them as the lecture does and by what its code does with each otherwise (exercises/_loader.py). A
+    parameter without a default that nothing fits is named (`get_batch.not_understood`)."""
+    fn = get_batch(sb)
+    node = _text.function_def(sb, "get_batch")
+    if node is None:
+        return Loader(fn, None)
+    signature = _found.signature_of(node)
+    if signature.names == ("split",) or not signature.names:
+        return Loader(fn, None)
+    params = tuple(_loader.parameters(node, signature.names, signature.required, signature.none_default))
+    unknown = [p.name for p in params if p.role is None and p.required]
+    if unknown:
+        raise Verdict(with_object(failed("get_batch.not_understood", params=", ".join(signature.names),
+                                         unknown=", ".join(unknown)), fn))
+    given = {p.role for p in params if p.required or p.role not in (_loader.BATCH, _loader.BLOCK, _loader.DEVICE)}
+    parts = split_tensors(sb) if given & {_loader.DATA, _loader.TRAIN, _loader.VAL} else None
+    shortest = min((len(t) for _, t in parts.values()), default=64) if parts else 64
+    block = _text.fresh_int(rng, 5, max(5, min(BLOCKS[1], shortest - 2))) if _loader.BLOCK in given else None
+    batch = _text.fresh_int(rng, *BATCHES) if _loader.BATCH in given else None
+    return Loader(fn, params, batch, block, parts)
+
+
+def draw(sb: SandboxClient, load: Loader, split: str) -> tuple[torch.Tensor, torch.Tensor, str]:
+    """x, y from the submission's get_batch asked for `split`, both integer tensors, and the call as shown; or
+    a Verdict saying why not."""
+    args, kwargs, call = load.arguments(split)
+    fn = load.fn
+    try:
+        got = sb.call(fn, *args, label=call, **kwargs)
+    except StudentError as exc:
+        guessed = [p.name for p in load.params or () if p.by_place]
+        detail = exc.detail if isinstance(exc.detail, dict) else {}
+        if not guessed or detail.get("type") != "TypeError":
+            raise
+        error = f"TypeError: {detail.get('message', '')}"[:300].rstrip(".")
+        raise Verdict(with_object(failed("get_batch.by_place", {"error": detail}, call=call, error=error,
+                                         guessed=", ".join(guessed), count=len(guessed)), fn)) from None
     if not (isinstance(got, list) and len(got) == 2 and all(isinstance(t, torch.Tensor) for t in got)):
-        raise Verdict(with_object(failed("get_batch.not_pair", split=split, got=describe_value(got)), fn))
+        raise Verdict(with_object(failed("get_batch.not_pair", call=call, got=describe_value(got)), fn))
     for which, t in zip("xy", got):
         if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
-            raise Verdict(with_object(failed("get_batch.dtype", split=split, which=which,
+            raise Verdict(with_object(failed("get_batch.dtype", call=call, which=which,
                                              dtype=str(t.dtype).removeprefix("torch.")), fn))
-    return got[0].long(), got[1].long()
+    return got[0].long(), got[1].long(), call
+
+
+def sizes(sb: SandboxClient, load: Loader) -> tuple[int, int]:
+    """(batch_size, block_size) the batch must have: the judge's where get_batch takes them; else the notebook's,
+    by the lecture's names, or under the one name of its own that get_batch uses as each (`BATCH`, `ctx_len`:
+    exercises/_loader.py, `global_sizes`), noted; NotFound where either is missing."""
+    names = _text.namespace(sb)
+    batch, block = load.batch, load.block
+    node = _text.function_def(sb, "get_batch")
+    reads = [n for n in _text.global_reads(sb, "get_batch") if n not in LECTURE_SIZES] if node is not None else []
+    own = _loader.global_sizes(node, reads) if node is not None else {}
+    for role, lecture in ((_loader.BATCH, ("batch_size",)), (_loader.BLOCK, ("block_size", "context_length"))):
+        if (batch if role == _loader.BATCH else block) is not None:
+            continue
+        bound = next((n for n in lecture if n in names), None)
+        name = bound or own.get(role)
+        value = _text.positive_int(names.get(name)) if name is not None else None
+        if value is not None and bound is None:
+            found_as(lecture[0], str(name))
+        if role == _loader.BATCH:
+            batch = value
+        else:
+            block = value
+    if batch is None or block is None:
+        raise NotFound("not_found.sizes")
+    return batch, block
 
 
 def split_tensors(sb: SandboxClient) -> dict[str, tuple[str, torch.Tensor]]:
@@ -156,38 +293,42 @@ def show(row: torch.Tensor) -> str:
 @EXERCISE.check("shape", points=2, title={"en": "x and y are (batch_size, block_size)",
                                           "zh": "x 和 y 的形状是 (batch_size, block_size)"})
 def shape(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
-    fn = get_batch(sb)
-    names = _text.namespace(sb)
-    batch_size = _text.positive_int(names.get("batch_size"))
-    block_size = _text.positive_int(names.get("block_size", names.get("context_length")))
-    if batch_size is None or block_size is None:
-        raise NotFound("not_found.sizes")
+    load = loader(sb, rng)
+    fn = load.fn
+    batch_size, block_size = sizes(sb, load)
+    calls: dict[str, Any] = {}
     for name in SPLITS:
-        for which, t in zip("xy", draw(sb, fn, name)):
+        x, y, call = draw(sb, load, name)
+        calls[f"{name}_call"] = call
+        for which, t in zip("xy", (x, y)):
             if list(t.shape) != [batch_size, block_size]:
-                return with_object(failed("shape.wrong", split=name, which=which, got=tuple(t.shape),
+                return with_object(failed("shape.wrong", call=call, split=name, which=which, got=tuple(t.shape),
                                           batch_size=batch_size, block_size=block_size), fn)
-    return with_object(passed("shape.ok", batch_size=batch_size, block_size=block_size), fn)
+    return with_object(passed("shape.ok", batch_size=batch_size, block_size=block_size, **calls), fn)
 
 
 @EXERCISE.check("split", points=2, title={"en": "Rows come from the split asked for",
                                           "zh": "每行来自所要求的数据集"})
 def split(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
-    fn = get_batch(sb)
+    load = loader(sb, rng)
+    fn = load.fn
     tensors = split_tensors(sb)
+    calls: dict[str, Any] = {}
     for name, draws in (("train", 1), ("val", VAL_DRAWS)):
         wanted, source = tensors[name]
         other, other_source = tensors["val" if name == "train" else "train"]
         for _ in range(draws):
-            x, _y = draw(sb, fn, name)
+            x, _y, call = draw(sb, load, name)
+            calls[f"{name}_call"] = call
             for b, row in enumerate(rows(x)[:ROWS]):
                 if _text.offsets(source, row, limit=1):
                     continue
                 if _text.offsets(other_source, row, limit=1):
-                    return with_object(failed("split.wrong_split", split=name, wanted=wanted, other=other,
+                    return with_object(failed("split.wrong_split", call=call, split=name, wanted=wanted, other=other,
                                               train=tensors["train"][0], val=tensors["val"][0]), fn)
-                return with_object(failed("split.not_window", row=b, split=name, ids=show(row), wanted=wanted), fn)
-    return with_object(passed("split.ok", train=tensors["train"][0], val=tensors["val"][0]), fn)
+                return with_object(failed("split.not_window", call=call, row=b, split=name, ids=show(row),
+                                          wanted=wanted), fn)
+    return with_object(passed("split.ok", train=tensors["train"][0], val=tensors["val"][0], **calls), fn)
 
 
 def rows(x: torch.Tensor) -> torch.Tensor:
@@ -197,13 +338,15 @@ def rows(x: torch.Tensor) -> torch.Tensor:
 
 @EXERCISE.check("targets", points=2, title={"en": "y is x shifted by one", "zh": "y 是 x 错一位的结果"})
 def targets(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
-    fn = get_batch(sb)
+    load = loader(sb, rng)
+    fn = load.fn
     tensors = split_tensors(sb)
-    full = _text.namespace(sb).get("data")
+    whole = _text.data_part(sb, _text.namespace(sb))
+    full: Any = whole[1] if whole is not None else None
     for name in SPLITS:
-        x, y = draw(sb, fn, name)
+        x, y, call = draw(sb, load, name)
         if x.shape != y.shape or x.dim() != 2 or not x.numel():
-            return with_object(failed("targets.shapes", split=name, x=tuple(x.shape), y=tuple(y.shape)), fn)
+            return with_object(failed("targets.shapes", call=call, split=name, x=tuple(x.shape), y=tuple(y.shape)), fn)
         x, y = x[:ROWS], y[:ROWS]
         # a row of y must continue its row of x in the text: in the split, or anywhere in data
         # (drawing from the wrong split is the other check's finding, not this one's)
@@ -216,7 +359,8 @@ def targets(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
             evidence = comparison(next_ids(x, y, sources), y)
             if torch.equal(y, x):
                 return with_object(failed("targets.not_shifted", evidence), fn)
-            return with_object(failed("targets.wrong", evidence, row=b, split=name, x=show(x[b]), y=show(y[b])), fn)
+            return with_object(failed("targets.wrong", evidence, call=call, row=b, split=name, x=show(x[b]),
+                                      y=show(y[b])), fn)
     return with_object(passed("targets.ok"), fn)
 
 

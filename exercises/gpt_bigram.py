@@ -4,20 +4,24 @@ The judge builds the student's model for a fresh vocabulary size, writes its own
 it (when the model keeps exactly one (V, V) table), runs forward and generate in the sandbox, and
 computes every expected value itself: the logits and loss of solutions/gpt_data.py with the same
 table, and the cross-entropy of the logits the student's model returned. A model whose logits are the
-same at every position (whatever the ids) computes nothing, and passes none of the checks.
+same at every position (whatever the ids) computes nothing, and passes none of the checks. A model under a
+name of the student's own is found by what it is (`model_class`, `by_shape`) and graded with a note, and its
+methods are called by the lecture's parameter names or in the lecture's order (`call_method`).
 """
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import torch
 from torch.nn import functional as F
 
-from exercises import _text
+from exercises import _found, _text
 from grader.checks import (
-    Exercise, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, close, comparison, computes_nothing,
-    constant, describe_value, failed, max_diff, passed, the_class, with_object,
+    BadReturn, ChildCrashed, Exercise, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError, Verdict,
+    close, comparison, computes_nothing, constant, describe_value, failed, found_as, max_diff, passed, the_class,
+    with_object,
 )
 from solutions import gpt_data
 
@@ -29,6 +33,8 @@ CLASS = "BigramLanguageModel"
 BAND = 1.5
 CERTAIN = 30.0  # a logit margin that makes the next token certain: e^-30 per other token
 MAX_VOCAB = 4096  # the largest vocab_size the judge draws a (V, V) table for; a character one is far smaller
+MAX_CANDIDATES = 6  # classes of the submission's own built and run to find the model under another name
+TRIAL_S = 5.0  # seconds a class tried as the model may take on 12 tokens
 
 EXERCISE = Exercise(
     id="gpt.bigram",
@@ -202,6 +208,13 @@ EXERCISE = Exercise(
             "zh": "使用一张让下一个 token 确定无疑的表时，{call} 生成了 {got} 而不是 {expected}："
                   "每个新 token 都应由最后一个位置决定，即 logits[:, -1, :]。",
         },
+        "call.not_understood": {
+            "en": "{call} raised {error}: the grader calls {method} with the lecture's arguments ({lecture}), by the "
+                  "lecture's parameter names or, where yours are named otherwise, in that order, and did not "
+                  "understand {unknown}. Take the lecture's arguments: {signature}.",
+            "zh": "{call} 抛出了 {error}：评分器用课程中的参数（{lecture}）调用 {method}：按课程中的参数名传入，"
+                  "参数名不同时按这个顺序传入，但它无法理解 {unknown}。请接收课程中的参数：{signature}。",
+        },
     },
 )
 
@@ -209,18 +222,135 @@ EXERCISE = Exercise(
 def build(sb: SandboxClient, rng: torch.Generator, low: int, high: int) -> tuple[Obj, Obj, int, str]:
     """(class, model, V, label): the student's model for a fresh vocabulary size V in [low, high], or for
     their own vocab_size when the class takes no argument (as the lecture's later gpt.py does)."""
-    cls = the_class(sb, CLASS)
+    cls = model_class(sb, rng)
+    name = own_name(cls)
     if cls.info.get("params"):
         size = _text.fresh_int(rng, low, high)
-        label = f"{CLASS}({size})"
+        label = f"{name}({size})"
         return cls, sb.construct(cls, size, label=label), size, label
+    size = own_vocab_size(sb, cls)
+    return cls, sb.construct(cls, label=f"{name}()"), size, f"{name}()"
+
+
+def own_vocab_size(sb: SandboxClient, cls: Obj) -> int:
+    """The notebook's vocab_size, for a class that takes none (NotFound, or a Verdict where it is too large)."""
     told = _text.positive_int(_text.namespace(sb).get("vocab_size"))
     if told is None:
         raise NotFound("not_found.vocab_size")
-    size = told
-    if size > MAX_VOCAB:
-        raise Verdict(with_object(failed("vocab_size.too_large", got=size, most=MAX_VOCAB), cls))
-    return cls, sb.construct(cls, label=f"{CLASS}()"), size, f"{CLASS}()"
+    if told > MAX_VOCAB:
+        raise Verdict(with_object(failed("vocab_size.too_large", got=told, most=MAX_VOCAB), cls))
+    return told
+
+
+def own_name(cls: Obj) -> str:
+    """The name the submission gave its class (a class graded under a near name carries the exercise's)."""
+    names = [b.get("name") for b in cls.bindings if isinstance(b.get("name"), str)]
+    return str(names[-1])[:200] if names else cls.cls
+
+
+# -- the model under another name, found by what it is ------------------------------------------------------------
+_FOUND: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Obj | None]]" = weakref.WeakKeyDictionary()
+
+
+def model_class(sb: SandboxClient, rng: torch.Generator) -> Obj:
+    """The submission's BigramLanguageModel (or the class of a near name: grader.checks.the_class); where it has
+    none, the one class of its own that is a bigram model by what the judge measures (`by_shape`), noted."""
+    try:
+        return the_class(sb, CLASS)
+    except NotFound:
+        cached = _FOUND.get(sb)
+        if cached is None or cached[0] != sb.generation:
+            cached = _FOUND[sb] = (sb.generation, by_shape(sb, _found.derived(rng)))
+        if cached[1] is None:
+            raise
+        found_as(CLASS, cached[1].cls)
+        return cached[1]
+
+
+def by_shape(sb: SandboxClient, rng: torch.Generator) -> Obj | None:
+    """The one module class of the submission's own (under no name of the book's or the lecture's) that has the
+    lecture's model's shape: a constructor taking the vocabulary size or nothing, forward(idx, targets) and
+    generate(idx, max_new_tokens) as its text defines them, and, built by the judge, logits of shape
+    (B, T, vocab_size) that move with idx. Where several do, the one whose logits for a token are the same
+    wherever it stands (a bigram's table lookup: the lecture's later models look at the context); None where
+    none or several are left. The judge builds and runs each; nothing the child says decides."""
+    others = _found.answers()
+    latest = {o.cls: o for o in sb.inventory() if o.kind == "class" and o.info.get("is_module")
+              and o.info.get("defined_here") and o.cls not in others}
+    shaped = [o for o in latest.values() if has_shape(sb, o)][:MAX_CANDIDATES]
+    try:
+        measured = [(o, kind) for o in shaped if (kind := measure(sb, o, rng)) is not None]
+    except (ProbeTimeout, ChildCrashed):  # a class that hangs or kills its process is no answer: none is found
+        return None
+    for wanted in (None, "table"):
+        found = [o for o, kind in measured if wanted is None or kind == wanted]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def has_shape(sb: SandboxClient, cls: Obj) -> bool:
+    """The lecture's model's signatures, read from the submission's text: forward takes idx (and targets),
+    generate takes idx and max_new_tokens, the constructor at most the vocabulary size."""
+    forward, generate = (_found.method_signature(sb, cls.cls, m) for m in ("forward", "generate"))
+    init = _found.method_signature(sb, cls.cls, "__init__")
+    takes = init.required if init is not None else len(cls.info.get("params") or [])
+    return (forward is not None and forward.takes(1) and forward.takes(2) and generate is not None
+            and generate.takes(2) and takes <= 1)
+
+
+def measure(sb: SandboxClient, cls: Obj, rng: torch.Generator) -> str | None:
+    """What the class computes, built by the judge: "table" where its logits for a token are the same at every
+    position it stands at, "context" where they are (B, T, V) logits that move with idx otherwise; None where it
+    cannot be built or run so, or returns anything else."""
+    try:
+        if cls.info.get("params"):
+            size = _text.fresh_int(rng, 12, 40)
+            model = sb.construct(cls, size, label=f"{cls.cls}({size})")
+        else:
+            size = _text.positive_int(_text.namespace(sb).get("vocab_size")) or 0
+            if not 0 < size <= MAX_VOCAB:
+                return None
+            model = sb.construct(cls, label=f"{cls.cls}()")
+        tokens = torch.randperm(size, generator=rng)[:3]  # each at least once, most more than once
+        picks = torch.cat([torch.arange(3), torch.randint(3, (9,), generator=rng)])
+        idx = tokens[picks[torch.randperm(12, generator=rng)]].reshape(2, 6)
+        out = sb.call(model, idx, label=f"{cls.cls}(idx)", timeout=TRIAL_S)
+    except (StudentError, BadReturn):
+        return None
+    logits = out[0] if isinstance(out, list) and out else out
+    if not (isinstance(logits, torch.Tensor) and logits.is_floating_point() and list(logits.shape) == [2, 6, size]):
+        return None
+    if ignores_idx(logits, idx.numel()) or not bool(torch.isfinite(logits).all()):
+        return None
+    rows, ids = logits.reshape(-1, size), idx.reshape(-1)
+    same = all(close(rows[i], rows[j]) for i in range(len(ids)) for j in range(i) if ids[i] == ids[j])
+    return "table" if same else "context"
+
+
+def call_method(sb: SandboxClient, cls: Obj, model: Obj, method: str | None, values: list[tuple[str, Any]],
+                label: str) -> Any:
+    """model.method (its forward, for None) called with the lecture's values: by the lecture's parameter names
+    where the student's method names them so in another order, else positionally (exercises/_found.py,
+    `lecture_call`). Where the call fails on its arguments and some parameter was not understood, the
+    message names it."""
+    signature = _found.method_signature(sb, own_name(cls), method or "forward")
+    call = _found.lecture_call(signature, values)
+    try:
+        return sb.call(model, *call.args, method=method, label=label, **call.kwargs)
+    except StudentError as exc:
+        detail = exc.detail if isinstance(exc.detail, dict) else {}
+        if not call.not_understood or detail.get("type") != "TypeError":
+            raise
+        error = f"TypeError: {detail.get('message', '')}"[:300].rstrip(".")
+        lecture = ", ".join(name for name, _ in values)
+        name = method or "forward"
+        raise Verdict(with_object(failed("call.not_understood", {"error": detail}, call=label, error=error,
+                                         method=name, lecture=lecture, unknown=", ".join(call.not_understood),
+                                         signature=SIGNATURES[name]), cls)) from None
+
+
+SIGNATURES = {"forward": "forward(self, idx, targets=None)", "generate": "generate(self, idx, max_new_tokens)"}
 
 
 def table(model: Obj, size: int) -> str | None:
@@ -250,7 +380,7 @@ def run_forward(sb: SandboxClient, cls: Obj, model: Obj, call: str, *args: torch
     """(logits, loss) from the model, or a Verdict when it returns anything else, or when the loss
     could not take the logits as they are (cross_entropy on unreshaped (B, T, C) logits)."""
     try:
-        out = sb.call(model, *args, label=call)
+        out = call_method(sb, cls, model, None, list(zip(("idx", "targets"), args)), call)
     except StudentError as exc:
         error = exc.detail or {}
         if len(args) == 2 and "Expected target size" in str(error.get("message", "")):
@@ -365,7 +495,7 @@ def generate(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     B, T, k = 3, 2, _text.fresh_int(rng, 16, 24)
     idx = ids(rng, size, B, T)
     call = f"{label}.generate(idx, {k})"
-    out = sb.call(model, idx, k, method="generate", label=call)
+    out = call_method(sb, cls, model, "generate", [("idx", idx), ("max_new_tokens", k)], call)
     if not isinstance(out, torch.Tensor):
         return with_object(failed("generate.not_tensor", call=call, got=describe_value(out)), cls)
     if out.is_floating_point() or out.is_complex() or out.dtype == torch.bool:

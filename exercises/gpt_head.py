@@ -9,9 +9,12 @@ a known mistake instead is told which: the lecture's first, unscaled version; sc
 no mask; the mask applied after the softmax. Causality is its own check, by perturbing future tokens.
 Weights whose names say nothing are matched to key/query/value by what they do; a head whose weights
 cannot be matched, or whose output does not move with its input, fails the checks that rest on them.
+A head under a name of the student's own is the one class the judge can build as a Head and that maps
+(B, T, n_embd) to (B, T, head_size) (`_by_shape`), graded with a note.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +31,12 @@ from exercises._attention import (
     roles_from_state,
     student_state,
 )
+from exercises import _found
 from exercises._layout import find_layout, roles_read
 from grader.checks import (
-    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, arguments, canonical,
-    close, comparison, computes_nothing, constant, failed, max_diff, passed, with_object,
+    BadReturn, ChildCrashed, Exercise, Msg, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
+    Verdict, arguments, canonical, close, comparison, computes_nothing, constant, failed, found_as, max_diff, passed,
+    with_object,
 )
 from solutions import gpt_attention
 
@@ -41,6 +46,8 @@ SHORT = (1, 3)
 CHANGED = 1e-4  # an output "depends on" a token when perturbing it moves the output by more than this
 GLOBALS = {"n_embd": 32, "block_size": LONGEST}  # what a constructor taking them gets where the notebook has none
 KNOWN = ("head_size", "d_out", "n_embd", "d_in", "block_size", "context_length", "dropout")  # names it can be given
+MAX_CANDIDATES = 8  # classes of the submission's own built as a Head to find it under another name
+TRIAL_S = 5.0  # seconds a class tried as the head may take on a few tokens
 BUGS = ("unscaled", "scale_n_embd", "scale_up", "no_mask", "mask_after_softmax", "mask_after_softmax_inf",
         "softmax_dim", "query_key_swapped")
 
@@ -224,11 +231,49 @@ class Built:
     own: bool = False  # the student's own instance: its weights are read, never overwritten
 
 
-def _the_class(sb: SandboxClient) -> Obj:
+def _the_class(sb: SandboxClient, rng: torch.Generator) -> Obj:
+    """The submission's class Head; where it has none, the one module class of its own that is a head by what
+    the judge measures (`_by_shape`), noted."""
     found = [o for o in sb.inventory() if o.kind == "class" and o.cls == "Head" and o.info.get("is_module")]
-    if not found:
+    if found:
+        return found[-1]
+    cached = _FOUND.get(sb)
+    if cached is None or cached[0] != sb.generation:
+        cached = _FOUND[sb] = (sb.generation, _by_shape(sb, _found.derived(rng)))
+    if cached[1] is None:
         raise NotFound("not_found.class", name="Head")
-    return found[-1]
+    found_as("Head", cached[1].cls)
+    return cached[1]
+
+
+_FOUND: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Obj | None]]" = weakref.WeakKeyDictionary()
+
+
+def _by_shape(sb: SandboxClient, rng: torch.Generator) -> Obj | None:
+    """The one module class of the submission's own (under no name of the book's or the lecture's:
+    CausalAttention is the book's answer, MultiHeadAttention the lecture's next module) that the judge can build as
+    the lecture builds a Head, with its head_size (`_fresh`: by the lecture's names, else Head(head_size)), and
+    that maps a (B, T, n_embd) input to a (B, T, head_size) output that moves with it: its key, query and value
+    of head_size outputs, whatever it computes with them (the checks judge that). None where none or several
+    do: the judge never picks between two. The child's description of a class only chooses what to try."""
+    others = _found.answers()
+    classes = {o.cls: o for o in sb.inventory() if o.kind == "class" and o.info.get("is_module")
+               and o.info.get("defined_here") and o.cls not in others}
+    found = []
+    try:
+        for cls in list(classes.values())[:MAX_CANDIDATES]:
+            params = [p for p in cls.info.get("params") or [] if isinstance(p, str)]
+            try:
+                built = _fresh(sb, cls, params)
+                x = torch.randn(2, tokens(built), built.n_embd, generator=rng)
+                out = sb.forward(built.module, x, label=f"{cls.cls}({built.head_size})", timeout=TRIAL_S)
+            except (StudentError, BadReturn):
+                continue
+            if list(out.shape) == [2, x.shape[1], built.head_size] and not constant(out):
+                found.append(cls)
+    except (ProbeTimeout, ChildCrashed):  # a class that hangs or kills its process is no answer: none is found
+        return None
+    return found[0] if len(found) == 1 else None
 
 
 def _weights(info: dict[str, Any]) -> list[dict[str, Any]]:
@@ -253,36 +298,36 @@ def _block_size(info: dict[str, Any]) -> int | None:
     return None
 
 
-def _instance(sb: SandboxClient) -> Obj | None:
-    """A Head the submission built: bound at the top level, else inside a module it bound (the lecture's
-    MultiHeadAttention holds its heads)."""
+def _instance(sb: SandboxClient, name: str = "Head") -> Obj | None:
+    """A Head (an instance of the class `name`) the submission built: bound at the top level, else inside a
+    module it bound (the lecture's MultiHeadAttention holds its heads)."""
     modules = [o for o in sb.inventory() if o.kind == "module"]
     for obj in reversed(modules):
-        if obj.cls == "Head":
+        if obj.cls == name:
             return obj
     for obj in reversed(modules):
         for sub in obj.info.get("modules", []):
-            if sub.get("class") == "Head" and isinstance(sub.get("name"), str):
+            if sub.get("class") == name and isinstance(sub.get("name"), str):
                 return sb.submodule(obj, sub["name"])
     return None
 
 
-def build(sb: SandboxClient) -> Built:
+def build(sb: SandboxClient, rng: torch.Generator) -> Built:
     """Head(head_size) as the lecture builds it, with a head_size that differs from the student's n_embd
     (otherwise scaling by n_embd**-0.5 could not be told from head_size**-0.5). A constructor that takes
     the lecture's other sizes too (`Head(n_embd, head_size)`) is called with each under the name it gave
     it (grader/checks/signatures.py), where the submission built no Head of its own to judge instead. When
     the class cannot be built (a parameter named otherwise, a global it reads is missing), a Head the
     submission built is judged; without one, the message names the parameters not understood."""
-    cls = _the_class(sb)
+    cls = _the_class(sb, rng)
     params = [p for p in cls.info.get("params") or [] if isinstance(p, str)]
     by_name = bool(arguments(params, dict.fromkeys(KNOWN)).kwargs)  # not the lecture's signature
-    instance = _instance(sb) if by_name else None
+    instance = _instance(sb, cls.cls) if by_name else None
     if instance is None:
         try:
             return _fresh(sb, cls, params)
         except StudentError as error:
-            instance = _instance(sb)
+            instance = _instance(sb, cls.cls)
             verdict = _not_understood(cls, params, error) if instance is None else None
             if verdict is not None:
                 raise verdict from error
@@ -392,7 +437,7 @@ def bug_message(bug: str) -> Msg:
 @EXERCISE.check("causal", points=2, title={"en": "No output depends on a later token",
                                            "zh": "输出不依赖之后的 Token"})
 def causal(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
-    built = build(sb)
+    built = build(sb, rng)
     roles = load_weights(sb, built, rng)  # for the diagnosis; causality itself holds for any weights
     T = tokens(built)
     inputs = one_token_changed(rng, T, built.n_embd)
@@ -419,7 +464,7 @@ def causal(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("reference", points=2, title={"en": "Equal to the reference, scaled by head_size**-0.5",
                                               "zh": "与参考实现一致，按 head_size**-0.5 缩放"})
 def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
-    built = build(sb)
+    built = build(sb, rng)
     roles = load_weights(sb, built, rng)
     if roles is None:
         names = ", ".join(p["name"] for p in built.module.info.get("parameters", [])) or "-"
@@ -445,7 +490,7 @@ def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
 @EXERCISE.check("short", points=2, title={"en": "Sequences shorter than block_size work",
                                           "zh": "短于 block_size 的序列可用"})
 def short(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
-    built = build(sb)
+    built = build(sb, rng)
     block = built.block_size or LONGEST
     lengths = [t for t in SHORT if t < block]
     for T in lengths or [block]:  # a head that takes no shorter sequence still has to compute something

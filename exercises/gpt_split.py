@@ -12,13 +12,13 @@ from typing import Any
 
 import torch
 
-from exercises import _text
+from exercises import _found, _text
 from grader.checks import (
     Exercise, NotFound, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
 )
 from solutions import gpt_data
 
-DATA = ("data",)
+DATA = _text.DATA
 ID_DTYPES = (torch.int64, torch.int32)  # what nn.Embedding takes
 
 EXERCISE = Exercise(
@@ -156,11 +156,13 @@ EXERCISE = Exercise(
 )
 
 
-def student_data(names: _text.Variables) -> Any:
-    found = _text.lookup(names, DATA)
+def student_data(sb: SandboxClient, names: _text.Variables) -> tuple[str, Any]:
+    """(name, value) of the submission's encoded text: `data` (a value that cannot be sent is named), else the
+    one tensor that is the text's ids under another name (exercises/_text.py, `data_part`)."""
+    found = _text.lookup(names, DATA) or _text.data_part(sb, names)
     if found is None:
         raise NotFound("not_found.data")
-    return found[1]
+    return found
 
 
 @EXERCISE.check("data", points=2, title={"en": "data is the encoded text", "zh": "data 是编码后的文本"})
@@ -168,8 +170,8 @@ def data(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     source = _text.source_text(sb)
     text = source.text
     names = _text.namespace(sb)
-    value = student_data(names)
-    evidence = _text.binding_cell(sb, "data")
+    name, value = student_data(sb, names)
+    evidence = _text.binding_cell(sb, name)
     if not isinstance(value, torch.Tensor):
         return failed("data.not_tensor", evidence, got=describe_value(value))
     if value.dtype not in ID_DTYPES:
@@ -177,7 +179,7 @@ def data(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     if value.dim() != 1:
         return failed("data.shape", evidence, shape=list(value.shape), length=len(text), source=source.name)
     expected = gpt_data.encode_text(text)
-    if torch.equal(value.long(), expected) or own_numbering(names, value, text):
+    if torch.equal(value.long(), expected) or own_numbering(sb, names, value, text):
         return passed("data.ok", evidence, length=len(text), source=source.name)
     return failed("data.mismatch", {**evidence, **comparison(expected, value)},
                   got_len=len(value), length=len(text), pos=first_difference(value, expected), source=source.name)
@@ -190,11 +192,11 @@ def first_difference(a: torch.Tensor, b: torch.Tensor) -> int:
     return int(differ[0]) if len(differ) else k
 
 
-def own_numbering(names: _text.Variables, value: torch.Tensor, text: str) -> bool:
+def own_numbering(sb: SandboxClient, names: _text.Variables, value: torch.Tensor, text: str) -> bool:
     """data is the text under the submission's own vocabulary: an unsorted vocabulary is the tokenizer
     exercise's fault, not this one's, so it is not charged twice. Decoded by code point in C: the ids
     of a large text, one by one in Python, cost the judge seconds."""
-    found = _text.lookup(names, _text.VOCABULARIES)
+    found = _text.vocabulary_part(sb, names)
     chars = list(found[1]) if found and isinstance(found[1], (str, list)) else []
     if len(value) != len(text) or not chars or not all(isinstance(c, str) and len(c) == 1 for c in chars):
         return False
@@ -207,9 +209,9 @@ def own_numbering(names: _text.Variables, value: torch.Tensor, text: str) -> boo
 def parts(sb: SandboxClient) -> tuple[torch.Tensor, tuple[str, torch.Tensor], tuple[str, torch.Tensor]]:
     """(data, (name, train), (name, val)), each a 1-D tensor of ids, or a Verdict saying which is not."""
     names = _text.namespace(sb)
-    value = student_data(names)
+    name, value = student_data(sb, names)
     if not _text.is_ids(value):
-        raise Verdict(failed("split.no_data", _text.binding_cell(sb, "data")))
+        raise Verdict(failed("split.no_data", _text.binding_cell(sb, name)))
     train, val = _text.split_parts(sb, names)
     if train is None or val is None:
         raise NotFound("not_found.split")

@@ -2,22 +2,29 @@
 
 The vocabulary is compared with the one the judge builds from its own copy of the text the submission
 read (exercises/_text.py, `source_text`); encode and decode are run on fresh strings drawn from that
-vocabulary, and their ids compared with the reference's.
+vocabulary, and their ids compared with the reference's. Under names of the student's own, the vocabulary
+(exercises/_text.py, `vocabulary_part`) and the two functions (`by_behaviour`) are found by what they are and
+do, and graded with a note.
 """
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from typing import Any, Callable
 
 import torch
 
-from exercises import _text
+from exercises import _found, _text
 from grader.checks import (
-    Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
-    with_object,
+    BadReturn, ChildCrashed, Exercise, Msg, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
+    Verdict, comparison, describe_value, failed, found_as, passed, with_object,
 )
 from solutions import gpt_data
 
 SHOWN = 24  # characters of a string quoted in a message
+MAX_CANDIDATES = 8  # functions of the submission's own tried as its encode or decode under another name
+TRIAL_S = 5.0  # seconds a function tried as encode or decode may take on one string
+# The lecture's functions the other exercises call by name: never tried as a tokenizer's.
+OTHER_FUNCTIONS = frozenset({"get_batch", "estimate_loss", "train", "main"})
 
 EXERCISE = Exercise(
     id="gpt.tokenizer",
@@ -130,12 +137,96 @@ def short(s: str, n: int = SHOWN) -> str:
     return s if len(s) <= n else s[:n] + "…"
 
 
-def tokenizer(sb: SandboxClient) -> tuple[Obj, Obj]:
+def tokenizer(sb: SandboxClient, rng: torch.Generator, chars: list[str]) -> tuple[Obj, Obj]:
+    """The submission's encode and decode: by the lecture's names, else (for either or both) the one function
+    of its own that does what it does (`by_behaviour`), noted; NotFound where either is missing."""
     encode = _text.function_named(sb, "encode")
     decode = _text.function_named(sb, "decode")
     if encode is None or decode is None:
+        cached = _FOUND.get(sb)
+        if cached is None or cached[0] != sb.generation:
+            cached = _FOUND[sb] = (sb.generation, by_behaviour(sb, _found.derived(rng), chars, encode, decode))
+        found = cached[1]
+        if found is not None:
+            (encoder, encode), (decoder, decode) = found  # the lecture's own keep their names: no note
+            found_as("encode", encoder)
+            found_as("decode", decoder)
+    if encode is None or decode is None:
         raise NotFound("not_found.tokenizer")
     return encode, decode
+
+
+_FOUND: "weakref.WeakKeyDictionary[SandboxClient, tuple[int, Any]]" = weakref.WeakKeyDictionary()
+Named = tuple[str, Obj]  # a function and the name the submission bound it to
+
+
+def by_behaviour(sb: SandboxClient, rng: torch.Generator, chars: list[str], encode: Obj | None,
+                 decode: Obj | None) -> tuple[Named, Named] | None:
+    """The encode and decode the submission holds under other names, by what the judge measures them to do on
+    every character of the vocabulary once, in a fresh order: an encoder gives one integer id per character,
+    a decoder turns those ids into a string. The one pair whose decode(encode(s)) is s; else, where exactly
+    one function of each kind is left, those two (the checks then say what is wrong with them); else None.
+    A function the lecture names (encode, decode) stays in its role; the others tried are the submission's
+    own functions of one parameter, MAX_CANDIDATES of them (nothing they claim decides)."""
+    if not chars:
+        return None
+    s = _text.shuffled(rng, chars)
+    others = candidates(sb, {o.ref for o in (encode, decode) if o is not None})
+    results: dict[tuple[int, str], Any] = {}
+
+    def call(fn: Named, arg: Any, key: str) -> Any:
+        if (fn[1].ref, key) not in results:
+            try:
+                results[fn[1].ref, key] = sb.call(fn[1], arg, label=f"{fn[0]}({short(str(arg), 40)})",
+                                                  timeout=TRIAL_S)
+            except (StudentError, BadReturn):
+                results[fn[1].ref, key] = None
+        return results[fn[1].ref, key]
+
+    try:
+        return _pair(s, encode, decode, others, call)
+    except (ProbeTimeout, ChildCrashed):  # a function that hangs or kills its process: nothing is found
+        return None
+
+
+def _pair(s: str, encode: Obj | None, decode: Obj | None, others: list[Named],
+          call: Callable[[Named, Any, str], Any]) -> tuple[Named, Named] | None:
+    """The pair by_behaviour finds, with `call` the cached trial call of a function on an argument."""
+    encoders: list[Named] = [("encode", encode)] if encode is not None else \
+        [fn for fn in others if (ids := as_ids(call(fn, s, "s"))) is not None and len(ids) == len(s)]
+    decoders: list[Named] = [("decode", decode)] if decode is not None else [fn for fn in others if fn not in encoders]
+    shaped: list[tuple[Named, Named]] = []
+    pairs: list[tuple[Named, Named]] = []
+    for e in encoders:
+        ids = as_ids(call(e, s, "s"))
+        if ids is None or len(ids) != len(s):
+            continue
+        for d in decoders:
+            got = call(d, ids, f"ids of {e[1].ref}")
+            if isinstance(got, str) and len(got) == len(s):
+                shaped.append((e, d))
+                if got == s:
+                    pairs.append((e, d))
+    if len(pairs) == 1:
+        return pairs[0]
+    if not pairs and len(shaped) == 1:
+        return shaped[0]
+    return None
+
+
+def candidates(sb: SandboxClient, taken: set[int]) -> list[Named]:
+    """The submission's own functions (lambdas too) of one parameter, each under the last name it was bound
+    to at the top level, oldest first: none the other exercises call by the lecture's names."""
+    found = []
+    others = _found.answers()
+    for obj in sb.inventory():
+        names = [b["name"] for b in obj.bindings if isinstance(b.get("name"), str) and type(b.get("cell")) is int]
+        if (obj.kind != "function" or obj.ref in taken or not names or not obj.info.get("defined_here")
+                or len(obj.info.get("params") or []) != 1 or names[-1] in OTHER_FUNCTIONS
+                or names[-1] in others):
+            continue
+        found.append((str(names[-1])[:200], obj))
+    return found[:MAX_CANDIDATES]
 
 
 def as_ids(value: Any) -> list[int] | None:
@@ -173,7 +264,7 @@ def vocab(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     source = _text.source_text(sb)
     expected = _text.vocabulary(source.text)
     names = _text.namespace(sb)
-    found = _text.lookup(names, _text.VOCABULARIES)
+    found = _text.vocabulary_part(sb, names)
     if found is None:
         raise NotFound("not_found.vocab")
     name, chars = found
@@ -202,7 +293,7 @@ def vocab(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
                                               "zh": "decode(encode(s)) 还原出 s"})
 def roundtrip(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     chars = _text.vocabulary(_text.source_text(sb).text)  # first: reading the text may restart the child
-    encode, decode = tokenizer(sb)
+    encode, decode = tokenizer(sb, rng, chars)
     # every character once (so a missing one shows), then a fresh stretch of random text
     strings = [_text.shuffled(rng, chars), _text.fresh_string(rng, chars, 120)]
     for s in strings:
@@ -218,8 +309,8 @@ def roundtrip(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
                                         "zh": "字符的编号就是它在排好序的词表中的索引"})
 def ids(sb: SandboxClient, ref: Any, rng: torch.Generator) -> Outcome:
     reference = gpt_data.CharTokenizer(_text.source_text(sb).text)  # before the handles, as in roundtrip
-    encode, decode = tokenizer(sb)
     chars = reference.chars
+    encode, decode = tokenizer(sb, rng, chars)
     s = _text.fresh_string(rng, chars, 16)
     expected, got = reference.encode(s), run_encode(sb, encode, s)
     if got != expected:

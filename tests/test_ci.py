@@ -171,12 +171,12 @@ def test_passing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
 
 
 def test_failing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
-    student = mutant(mutations.SA_BUGS, "missing_transpose")  # 21 of the 28 points: 3.1 agree, parameters fail
+    student = mutant(mutations.SA_BUGS, "missing_transpose")  # 18 of the 28 points: 3.1 agree, parameters fail
     repo = course(tmp_path, {"chapter3/chapter3.py": student})
     result = grade_ci(repo, "--junit", "out/grader-junit.xml", "--pages", "feedback-pages", launcher=launcher)
     no_traceback(result)
     assert result.code == 1, result.stdout + result.stderr
-    assert verdict(False, 21, 28, 80) in result.stdout
+    assert verdict(False, 18, 28, 80) in result.stdout  # 21 before 3.1's given classes earned nothing (issue 49)
 
     found = cases(repo / "out" / "grader-junit.xml")
     assert len(found) == sum(map(len, CHECKS.values()))
@@ -190,7 +190,7 @@ def test_failing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
         [failure] = case.result
         assert isinstance(failure, junitparser.Failure)
         assert "without .T" in failure.message  # the diagnosis of this named bug
-        points = dict(zip(CHECKS["3.1"], (4, 3, 3)))[check_id]
+        points = dict(zip(CHECKS["3.1"], (6, 4, 0)))[check_id]  # (4, 3, 3) before issue 49
         assert catalogue.text("ci.points", "en", score=0, max=points) in failure.text
         assert marks[check_id]["message"] == failure.message  # the annotation says what JUnit says
         assert failure.message in "\n".join(inside)  # and the terminal summary too
@@ -205,14 +205,15 @@ def test_failing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     assert any("0 / 4" in row for row in rows.values())
     assert (repo / "feedback-pages" / "chapter3.html").is_file()
     assert not (repo / "grader-pages").exists()
-    assert result.outputs["score"] == "75" and result.outputs["passed"] == "false"
+    assert result.outputs["score"] == "64.29" and result.outputs["passed"] == "false"  # 18/28 (75 before issue 49)
     assert result.outputs["pages"] == "feedback-pages"
 
 
 def test_exactly_at_the_threshold_passes(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     """21 of 28 points is exactly 75%: a grader.toml (top-level keys, read before pyproject.toml)
-    setting the threshold at 75 passes it."""
-    repo = course(tmp_path, {"chapter3/chapter3.py": mutant(mutations.SA_BUGS, "missing_transpose")})
+    setting the threshold at 75 passes it. (A mask with diagonal=0 loses 7 points; 3.1's missing transpose
+    did before 3.1's given classes earned nothing, issue 49.)"""
+    repo = course(tmp_path, {"chapter3/chapter3.py": mutant(mutations.MASK_BUGS, "diagonal_zero")})
     (repo / "grader.toml").write_text('exercises = ["3.1", "3.2", "mask"]\nfiles = ["chapter3/*.py"]\n'
                                       "threshold = 75\n", encoding="utf-8")
     result = grade_ci(repo, "--no-annotations", actions=False, launcher=launcher)
@@ -228,9 +229,9 @@ def test_template_as_shipped(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     result = grade_ci(repo, "--junit", "grader-junit.xml", launcher=launcher)
     no_traceback(result)
     assert result.code == 1
-    # Only the book's SelfAttention classes are given: 3.1's `classes` passes (3 points), every other check
-    # is not implemented yet.
-    assert verdict(False, 3, 28, 80) in result.stdout
+    # Only the book's SelfAttention classes are given: 3.1's `classes` passes, and earns nothing (issue 49:
+    # given code earns nothing by itself), every other check is not implemented yet.
+    assert verdict(False, 0, 28, 80) in result.stdout
     found = cases(repo / "grader-junit.xml")
     assert sorted(key for key, case in found.items() if case.is_passed) == [("grader.3.1", "classes")]
     assert len(found) == sum(map(len, CHECKS.values()))
@@ -277,7 +278,7 @@ def test_hostile_student_cannot_issue_workflow_commands(tmp_path: Path) -> None:
     repo = course(tmp_path, {"chapter3/hostile.py": student})
     result = grade_ci(repo, "--junit", "grader-junit.xml")
     no_traceback(result)
-    assert result.code == 1, result.stdout + result.stderr  # 3.1's two checks fail: 21/28 < 80%
+    assert result.code == 1, result.stdout + result.stderr  # 3.1's two checks fail: 18/28 < 80%
 
     before, inside, after = regions(result.stdout)
     assert before == []

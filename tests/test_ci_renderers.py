@@ -115,7 +115,7 @@ def test_junit_named_bug_failures_carry_points_and_every_language(grade_file: Gr
             assert failure.message == result.messages[lang]
             points = catalogue.text("ci.points", lang, score=0, max=result.max_score)
             assert failure.text == f"{points}\n\nen: {result.messages['en']}\nzh: {result.messages['zh']}"
-    assert "0 / 4 points" in junit_xml(run, "en") and "0 / 3 分" in junit_xml(run, "zh")
+    assert "0 / 6 points" in junit_xml(run, "en") and "0 / 4 分" in junit_xml(run, "zh")  # 4 and 3 before issue 49
 
 
 def test_junit_counts_grader_errors_and_skipped_checks(grade_file: Grade) -> None:
@@ -262,19 +262,20 @@ def test_step_summary_table_and_verdict_both_ways(grade_file: Grade) -> None:
     agree, parameters = check(run, "3.1", "agree"), check(run, "3.1", "parameters")
     failed = step_summary(run, 80, False, "en").splitlines()
     assert failed[0] == "## Grading results: " + markdown_text(run.submission.path)
-    assert failed[2] == "**✗ Failed: 3 / 10 points (30%), threshold 80%**"
+    # 3.1's given classes earn nothing (issue 49): 3 / 10 before
+    assert failed[2] == "**✗ Failed: 0 / 10 points (0%), threshold 80%**"
     assert failed[4:] == [
         "| Exercise | Check | Status | Points | Message |",
         "| --- | --- | --- | --- | --- |",
-        f"| 3.1 | v1 and v2 agree on fresh inputs | ✗ failed | 0 / 4 | {markdown_text(agree.message)} |",
-        f"| 3.1 | v1 holds v2's weights, transposed, as nn.Parameters | ✗ failed | 0 / 3 | "
+        f"| 3.1 | v1 and v2 agree on fresh inputs | ✗ failed | 0 / 6 | {markdown_text(agree.message)} |",
+        f"| 3.1 | v1 holds v2's weights, transposed, as nn.Parameters | ✗ failed | 0 / 4 | "
         f"{markdown_text(parameters.message)} |",
-        "| 3.1 | Your classes compute the reference attention | ✓ passed | 3 / 3 |  |",
+        "| 3.1 | Your classes compute the reference attention | ✓ passed | 0 / 0 |  |",
     ]
     assert "W\\_query holds sa\\_v2.W\\_query.weight without .T" in failed[6]
-    assert step_summary(run, 25, True, "en").splitlines()[2] == "**✓ Passed: 3 / 10 points (30%), threshold 25%**"
-    zh = step_summary(run, 25, True, "zh").splitlines()
-    assert zh[2] == "**✓ 通过：3 / 10 分（30%），及格线 25%**"
+    assert step_summary(run, 0, True, "en").splitlines()[2] == "**✓ Passed: 0 / 10 points (0%), threshold 0%**"
+    zh = step_summary(run, 0, True, "zh").splitlines()
+    assert zh[2] == "**✓ 通过：0 / 10 分（0%），及格线 0%**"
     assert zh[4] == "| 练习 | 检查 | 状态 | 得分 | 说明 |"
 
 

@@ -4,7 +4,8 @@ Every named mistake (tests/corpus/mutations.py, BELONGS_TO) is the reference wit
 the whole ch03 set, it loses points in its own exercise, and every other exercise keeps full marks: each
 check judges its own unit against the student's other parts as they are. Where a check passes over a bug
 that is another exercise's, it says so: 3.3 confirms 12 heads through a forward with a masking bug and
-leaves the bug, named, to the mask exercise.
+leaves the bug, named, to the mask exercise; a bug inside the attention that no model names (the future let
+through, keys from the query projection) leaves 3.3 whole too.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from conftest import CORPUS, EXERCISES, check, grade, mutant, mutations, select
+from conftest import CORPUS, EXERCISES, SOLUTION, check, grade, mutant, mutations, select
 from helpers import accelerator
 from grader.results import RunResult
 
@@ -68,6 +69,42 @@ def test_gpt2_context_passes_an_unsliced_mask_with_a_note(graded) -> None:
     assert (context.status, context.message_key) == ("passed", "3.3.context.mask_ok_unsliced"), context.message
     assert "only runs on all 1024 tokens" in context.message and "self.mask.bool()[:num_tokens" in context.message
     assert check(graded("mask", "mask_not_sliced"), "3.3", "heads").status == "passed"
+
+
+# Bugs inside the GPT-2-sized module's attention that no model of the judge names (issue 49, point 5): the
+# heads share one mask that lets the future through (-1e-9 for -1e9), or the keys and values are computed with
+# the query projection. Edits of MultiHeadAttention alone; each is the mask exercise's.
+MHA_SCORES = ("attn_scores = queries @ keys.transpose(2, 3)\n"
+              "        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]\n"
+              "        attn_scores = attn_scores.masked_fill(mask_bool, -torch.inf)")
+MHA_PROJECTIONS = ("        keys = self.W_key(x)\n        queries = self.W_query(x)\n"
+                   "        values = self.W_value(x)\n\n        keys = keys.view(")
+INSIDE = {
+    "future_let_through": (MHA_SCORES, MHA_SCORES.replace("-torch.inf", "-1e-9"), "causal", "mask.causal.leak"),
+    "keys_from_query": (MHA_PROJECTIONS, MHA_PROJECTIONS.replace("W_key", "W_query").replace("W_value", "W_query"),
+                        "reference", "mask.reference.mismatch"),
+}
+
+
+@pytest.mark.parametrize("bug", list(INSIDE))
+def test_a_bug_inside_the_gpt2_attention_costs_the_mask_exercise_alone(launcher, tmp_path, monkeypatch,
+                                                                       bug: str) -> None:
+    """3.3 is the configuration, confirmed with the judge's weights whatever the attention inside computes:
+    all six points, and the heads say the bug is the mask exercise's; every other exercise keeps full marks."""
+    old, new, charged, key = INSIDE[bug]
+    path = tmp_path / "submission.py"
+    path.write_text(mutations.apply(SOLUTION.read_text(encoding="utf-8"), old, new), encoding="utf-8")
+    monkeypatch.setenv("GRADER_ACCELERATOR", accelerator() or "cpu")
+    run = grade(path, select("ch03"), launcher, seed=0)
+    scores = {e.id: (e.score, e.max_score) for e in run.exercises}
+    own = scores.pop("mask")
+    assert own[0] < own[1], f"{bug} costs nothing in mask"
+    assert all(score == most for score, most in scores.values()), {
+        (e.id, c.id): c.message for e in run.exercises if e.id != "mask" for c in e.checks if c.score < c.max_score}
+    assert check(run, "mask", charged).message_key == key
+    heads = check(run, "3.3", "heads")
+    assert heads.message_key == "3.3.heads.ok_split", heads.message
+    assert "which the mask exercise charges" in heads.messages["en"] and "由因果掩码练习扣分" in heads.messages["zh"]
 
 
 @pytest.mark.parametrize("bug", ["no_out_proj", "mask_parameter", "qkv_bias"])

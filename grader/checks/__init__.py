@@ -48,6 +48,8 @@ from grader.judge.exercise import (
                                    skipped,
 )
 from grader.judge.grading import probe_failure_outcome
+from grader.judge.near_miss import found_as
+from grader.judge.near_miss import note as graded_as
 from grader.judge.probes import (
                                    BadReturn,
                                    BudgetExhausted,
@@ -72,7 +74,8 @@ __all__ = [
     "SandboxClient", "Obj", "describe_value", "probe_failure_outcome",
     "ProbeFailure", "StudentError", "NotUnderstood", "ProbeTimeout", "BudgetExhausted", "ChildCrashed", "BadReturn",
     # finding answers
-    "classes", "the_class", "function", "instances", "found_in", "with_object", "trainable_count",
+    "classes", "the_class", "function", "instances", "found_in", "with_object", "trainable_count", "found_as",
+    "graded_as",
     "class_definitions", "arguments", "Arguments", "canonical", "build",
     # the files copied beside the submission, and the judge's own accelerator
     "Copied", "Sibling", "judge_accelerator",

@@ -3,7 +3,7 @@ lists, and the evidence of where the student bound each, so a page can quote tha
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from grader.checks import signatures
 from grader.judge import near_miss
@@ -14,13 +14,16 @@ from grader.judge.probes import NotUnderstood, Obj, StudentError, show_args
 
 def classes(sb: SandboxClient, name: str, modules_only: bool = True) -> list[Obj]:
     """The submission's module classes (any classes, without `modules_only`) of that name, oldest first; where
-    none has it, those of the one class of its own named close to it (near_miss.stand_in: noted on the check's
-    message), graded as the class of that name: the handle carries the exercise's name, which is what every
-    check looks it up by. What the grader's own package defines is never found (SandboxClient.inventory)."""
+    none has it, those of the one class of its own with a near name of it (near_miss.stand_in, whose shape
+    fits where its name adds a word: `shape_fits`; noted on the check's message), graded as the class of that
+    name: the handle carries the exercise's name, which is what every check looks it up by. What the grader's
+    own package defines is never found (SandboxClient.inventory)."""
     modules = [o for o in sb.inventory() if o.kind == "class" and (o.info.get("is_module") or not modules_only)]
     found = [o for o in modules if o.cls == name]
     if not found:
-        stand_in = near_miss.stand_in(name, {o.cls for o in modules if o.info.get("defined_here")})
+        own = [o for o in modules if o.info.get("defined_here")]
+        fits = shape_fits({o.cls: o.info.get("params") for o in own})
+        stand_in = near_miss.stand_in(name, {o.cls for o in own}, fits)
         found = [Obj(o.ref, {**o.info, "class": name}, o.generation, o.bindings) for o in modules if o.cls == stand_in]
     if not found:
         near_miss.missed(name)
@@ -76,17 +79,50 @@ def with_object(outcome: Outcome, obj: Obj) -> Outcome:
 
 def instances(sb: SandboxClient, class_names: Iterable[str]) -> list[Obj]:
     """The module instances of those classes; for a class name nothing carries, those of the one class of the
-    submission's own named close to it (as `classes`)."""
-    modules = [o for o in sb.inventory() if o.kind == "module"]
+    submission's own with a near name of it (as `classes`)."""
+    inventory = sb.inventory()
+    modules = [o for o in inventory if o.kind == "module"]
     present = {o.cls for o in modules}
     own = {o.cls for o in modules if o.info.get("defined_here")}
+    fits = shape_fits({o.cls: o.info.get("params") for o in inventory if o.kind == "class" and o.cls in own})
     names = list(class_names)
-    wanted = {name if name in present else near_miss.stand_in(name, own) for name in names}
+    wanted = {name if name in present else near_miss.stand_in(name, own, fits) for name in names}
     found = [o for o in modules if o.cls in wanted]
     for name in names:  # only the grader's own class holds instances of that name: the message says so
         if name in sb.shipped and not any(o.cls == name for o in found):
             near_miss.missed(name)
     return found
+
+
+# The words of a name that promise heads: a class so named takes their number.
+HEADS_WORDS = frozenset({"multi", "multihead", "multiheaded"})
+
+
+def shape_fits(params: Mapping[str, Any]) -> near_miss.Fits:
+    """Whether a class of the submission's (by name: `params`, its constructor's parameters as the inventory
+    lists them) has the shape of the exercise's class of a name it adds a word to (near_miss.added_word), so
+    that it is that name's near name: its constructor takes some parameters, each one the book's and the
+    lecture's classes take (by their names or the spellings learners give them, signatures.canonical:
+    `MultiHeadSelfAttention(d_model, n_heads, block_size, dropout)`), and takes the number of heads exactly
+    where the exercise's class does, as a word like MultiHead promises. Conservative: a constructor that could
+    not be read, or takes `*args`, a `config` or anything the book's and the lecture's classes never take, does
+    not fit."""
+    def fits(name: str, wanted: str) -> bool:
+        book, own = near_miss.book().get(wanted), params.get(name)
+        if not book or not isinstance(own, list) or not own or not all(isinstance(p, str) for p in own):
+            return False
+        mine = {signatures.canonical(p) for p in own}
+        heads = "num_heads" in mine
+        return (mine <= _vocabulary() and heads == ("num_heads" in {signatures.canonical(p) for p in book})
+                and (heads or near_miss.added_word(wanted, name) not in HEADS_WORDS))
+    return fits
+
+
+def _vocabulary() -> set[str]:
+    """The parameters the book's and the lecture's classes take (near_miss.book), as signatures.canonical
+    names them, with their other names (signatures.BOOK_SYNONYMS)."""
+    names = {signatures.canonical(p) for params in near_miss.book().values() for p in params or ()}
+    return names | {synonym for p in names for synonym in signatures.BOOK_SYNONYMS.get(p, ())}
 
 
 def trainable_count(info: dict[str, Any]) -> int:

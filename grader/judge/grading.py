@@ -106,9 +106,10 @@ def _run_check(exercise: Exercise, check: Check, sandbox: SandboxClient, rng: to
                lang: str) -> CheckResult:
     missed: list[str] = []  # the names the check looked for in vain, to explain a NotFound with
     graded_as: dict[str, str] = {}  # the names it graded a near miss for: the exercise's -> the submission's
+    found_as: dict[str, str] = {}  # and those it graded an answer found by what it is for
     started = time.monotonic()
     try:
-        with near_miss.recording(missed, graded_as):
+        with near_miss.recording(missed, graded_as, found_as):
             outcome = check.fn(sandbox, exercise.reference, rng)
     except Verdict as exc:
         outcome = exc.outcome
@@ -126,11 +127,12 @@ def _run_check(exercise: Exercise, check: Check, sandbox: SandboxClient, rng: to
         outcome = Outcome("error", "check.grader_error", {"error": f"no message {key!r}"})
         key = outcome.key
     messages = catalogue.every_lang(lambda each: catalogue.text(key, each, **outcome.args))
-    if graded_as:  # what was graded under which name, whatever the verdict
-        renames = "; ".join(f"{found} → {wanted}" for wanted, found in graded_as.items())
-        messages = {each: f"{text} {catalogue.text('check.graded_as', each, renames=renames)}"
-                    for each, text in messages.items()}
-        outcome = replace(outcome, evidence={**outcome.evidence, "graded_as": graded_as})
+    for kind, notes in (("graded_as", graded_as), ("found_as", found_as)):  # graded under another name
+        if notes:  # whatever the verdict
+            renames = "; ".join(f"{found} → {wanted}" for wanted, found in notes.items())
+            messages = {each: f"{text} {catalogue.text(f'check.{kind}', each, renames=renames)}"
+                        for each, text in messages.items()}
+            outcome = replace(outcome, evidence={**outcome.evidence, kind: notes})
     diagnosis = outcome.args.get("diagnosis")  # the named bug a message explains itself with, for the class view
     evidence = {**outcome.evidence, "diagnosis": diagnosis.key} if isinstance(diagnosis, Msg) else outcome.evidence
     cause = cause_of(evidence.get("diagnosis"), exercise.id)  # the lines of code the page quotes for it

@@ -195,6 +195,9 @@ def notebook_cells(text: str, path: Path) -> tuple[list[Cell], str]:
     where every cell has the version-4 shape, and the note names what was off; anything else is refused."""
     if not text.strip():  # nbformat would say "does not appear to be JSON: ''"
         raise LoadError("cli.empty_notebook", path=str(path))
+    conflict = _MERGE_CONFLICT.search(text)
+    if conflict is not None:  # nbformat would say "does not appear to be JSON"
+        raise LoadError("cli.merge_conflict", path=str(path), line=text.count("\n", 0, conflict.start()) + 1)
     try:
         with warnings.catch_warnings():  # a cell without an id (older notebooks): nothing the student must fix
             warnings.simplefilter("ignore")
@@ -215,6 +218,9 @@ def notebook_cells(text: str, path: Path) -> tuple[list[Cell], str]:
 
 
 _CELL_TYPES = ("code", "markdown", "raw")
+# What git writes into a file whose merge it could not finish: `<<<<<<< HEAD` at the start of a line (then
+# `=======` and `>>>>>>> branch`); a notebook so committed is no JSON at all.
+_MERGE_CONFLICT = re.compile(r"^<{7}(?: |$)", re.M)
 
 
 def _version_4_cells(text: str, error: str) -> tuple[list[tuple[int, str]], str] | None:

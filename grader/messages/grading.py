@@ -26,6 +26,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法评分：{path} 是一个文件夹；请给出一个 .py 模块或 .ipynb 笔记本，或用 "
               "`grade batch {path} -o OUTDIR` 为一个文件夹里多名学生的文件评分",
     },
+    "cli.merge_conflict": {
+        "en": "cannot grade: {path} holds a merge conflict that git could not resolve (the `<<<<<<<` marker at "
+              "line {line}): open it in a text editor, keep one side of each conflict and delete the `<<<<<<<`, "
+              "`=======` and `>>>>>>>` lines (or `git checkout --ours` / `--theirs` it), then open it in Jupyter "
+              "and save",
+        "zh": "无法评分：{path} 中有 git 无法自动解决的合并冲突（第 {line} 行的 `<<<<<<<` 标记）：请用文本编辑器打开，"
+              "每处冲突只保留一边，并删除 `<<<<<<<`、`=======`、`>>>>>>>` 这几行（或用 `git checkout --ours` / "
+              "`--theirs`），然后在 Jupyter 中打开并保存",
+    },
     "cli.empty_notebook": {
         "en": "cannot grade: {path} is empty, perhaps not saved yet: save it in Jupyter and try again",
         "zh": "无法评分：{path} 是空文件，可能还没有保存：请在 Jupyter 中保存后再试",
@@ -168,6 +177,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "check.grader_error": {
         "en": "The grader failed on this check (not your fault; please report it): {error}",
         "zh": "评分器在此检查上出错（不是你的问题，请报告）：{error}",
+    },
+    "check.found_as": {
+        "en": "(Graded as the exercise's names: {renames}. Nothing of yours carries the name the exercise uses, "
+              "so the grader took the one answer of yours that is what the exercise asks for, by what it measured "
+              "it to be and do; name yours as the exercise does to be sure it is found.)",
+        "zh": "（按练习中的名称评分：{renames}。你的代码中没有使用练习规定的名称，因此评分器按它测得的形状和行为，"
+              "采用了你唯一一个符合练习要求的答案；请按练习中的名称命名，以确保能被找到。）",
     },
     "cell.cascade": {
         "en": "{problem}. Nothing after that line ran, so {count} later {count:cell/cells} ({cells}) failed "
