@@ -9,6 +9,7 @@ computes nothing passes none of them.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable
@@ -132,16 +133,16 @@ EXERCISE = Exercise(
         "normalised.ok": {"en": "Identical tokens give identical outputs: the weights are normalised ({classes}).",
                           "zh": "相同的 Token 得到相同的输出：注意力权重已归一化（{classes}）。"},
         "normalised.wrong": {
-            "en": "{cls}: a sequence of identical tokens gives different outputs (difference {diff:.3g}), so each "
+            "en": "{cls}: a sequence of identical tokens gives different outputs ({difference}), so each "
                   "row of attention weights does not sum to 1. {diagnosis}",
-            "zh": "{cls}：由相同 Token 组成的序列得到了不同的输出（差值 {diff:.3g}），说明注意力权重的每一行之和不为 1。"
+            "zh": "{cls}：由相同 Token 组成的序列得到了不同的输出（{difference}），说明注意力权重的每一行之和不为 1。"
                   "{diagnosis}",
         },
         "finite.ok": {"en": "No NaN or infinity in the outputs ({classes}).",
                       "zh": "输出中没有 NaN 或无穷大（{classes}）。"},
         "finite.wrong": {
-            "en": "{cls}: {count} output {count:value is/values are} NaN or infinite (rows {rows}). {diagnosis}",
-            "zh": "{cls}：有 {count} 个输出值是 NaN 或无穷大（行 {rows}）。{diagnosis}",
+            "en": "{cls}: {values}. {diagnosis}",
+            "zh": "{cls}：{values}。{diagnosis}",
         },
         "reference.ok": {"en": "With the grader's weights, the outputs equal the reference ({classes}).",
                          "zh": "载入评分器的权重后，输出与参考实现一致（{classes}）。"},
@@ -154,10 +155,21 @@ EXERCISE = Exercise(
         },
         "reference.mismatch": {
             "en": "{cls}: with the grader's weights, the output for {tokens} {tokens:token/tokens} differs from the reference "
-                  "(largest difference {diff:.3g}). {diagnosis}",
-            "zh": "{cls}：载入评分器的权重后，{tokens} 个 Token 的输出与参考实现不同（最大差值 {diff:.3g}）。"
+                  "({difference}). {diagnosis}",
+            "zh": "{cls}：载入评分器的权重后，{tokens} 个 Token 的输出与参考实现不同（{difference}）。"
                   "{diagnosis}",
         },
+        # the pieces of the messages above: a difference (one that is NaN says where it comes from), and
+        # which output values are not finite, counted and listed as a person would
+        "difference": {"en": "difference {diff:.3g}", "zh": "差值 {diff:.3g}"},
+        "difference.largest": {"en": "largest difference {diff:.3g}", "zh": "最大差值 {diff:.3g}"},
+        "difference.nan": {"en": "some values are NaN", "zh": "部分值是 NaN"},
+        "values.some": {
+            "en": "{count} output {count:value is/values are} NaN or infinite ({rows:row/rows} {listed})",
+            "zh": "有 {count} 个输出值是 NaN 或无穷大（第 {listed} 行）",
+        },
+        "values.every": {"en": "every output value is NaN or infinite",
+                         "zh": "每个输出值都是 NaN 或无穷大"},
         "reference.unmapped": {
             "en": "{cls}: its weights could not be matched to query/key/value(/out_proj), neither by their names "
                   "nor by trying each weight in each role, so its output cannot be compared with the reference. "
@@ -329,6 +341,11 @@ def failed_with_diagnosis(sb: SandboxClient, target: Target, cls: Obj, rng: torc
     diagnosis = diagnose(sb, target, cls, rng)
     return failed(key, {**(evidence or {}), "class": target.name, "diagnosis": diagnosis.key},
                   cls=target.name, diagnosis=diagnosis, **args)
+
+
+def difference(diff: float, key: str) -> Msg:
+    """A difference as a message says it: its size (`key`), or, where it is NaN, that outputs are NaN."""
+    return Msg("mask.difference.nan") if math.isnan(diff) else Msg(key, {"diff": diff})
 
 
 def bug_note(bug: str) -> Msg:
@@ -509,7 +526,8 @@ def normalised(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         if spread <= 1e-5:
             return None
         return failed_with_diagnosis(sb, target, cls, rng, "normalised.wrong",
-                                     {"rows": [sample(r, 4) for r in out[:4]]}, diff=spread)
+                                     {"rows": [sample(r, 4) for r in out[:4]]},
+                                     difference=difference(spread, "mask.difference"))
 
     return each_class(sb, rng, "normalised.ok", judge)
 
@@ -521,8 +539,9 @@ def finite(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
         if not bad.any():
             return None
         rows = sorted({int(r) for r in bad.nonzero()[:, 1]})
-        return failed_with_diagnosis(sb, target, cls, rng, "finite.wrong", {"rows": rows},
-                                     count=int(bad.sum()), rows=", ".join(map(str, rows)))
+        values = Msg("mask.values.every") if bad.all() else Msg(
+            "mask.values.some", {"count": int(bad.sum()), "rows": len(rows), "listed": ", ".join(map(str, rows))})
+        return failed_with_diagnosis(sb, target, cls, rng, "finite.wrong", {"rows": rows}, values=values)
 
     return each_class(sb, rng, "finite.ok", judge)
 
@@ -545,7 +564,8 @@ def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
             if not close(got, expected):
                 return failed_with_diagnosis(sb, target, cls, rng, "reference.mismatch",
                                              comparison(expected, got),
-                                             tokens=tokens, diff=max_diff(got, expected))
+                                             tokens=tokens,
+                                             difference=difference(max_diff(got, expected), "mask.difference.largest"))
         return None
 
     outcome = each_class(sb, rng, "reference.ok", judge, fresh=True)

@@ -30,6 +30,7 @@ import pytest
 from conftest import EXERCISES, ROOT, SOLUTION, mutant, mutations
 from grader.messages import catalogue
 from grader.integrations import ci
+from grader.render.github import escape_property
 from grader.judge.launcher import sandbox_env
 from grader.judge.launcher import ZygoteLauncher
 from helpers import grade_in_process, line_of, no_traceback, require_extra
@@ -183,7 +184,9 @@ def test_failing_student(tmp_path: Path, launcher: ZygoteLauncher) -> None:
     failed = {key: case for key, case in found.items() if not case.is_passed}
     assert sorted(failed) == [("grader.3.1", "agree"), ("grader.3.1", "parameters")]
     _, inside, after = regions(result.stdout)
-    marks = {m["title"].split(" · ")[1].split()[0]: m for m in annotations(after)}
+    titles = {escape_property(f"3.1 · {case.name.split(' · ', 1)[1]}: failed"): check_id  # type: ignore[attr-defined]
+              for (suite, check_id), case in found.items() if suite == "grader.3.1"}
+    marks = {titles[m["title"]]: m for m in annotations(after)}  # titled as the summary names the check (issue 50)
     assert sorted(marks) == ["agree", "parameters"]
     assert commands_outside(result) == [m.group(0) for m in annotations(after)]
     for (_, check_id), case in failed.items():
@@ -317,9 +320,11 @@ def test_hostile_student_cannot_issue_workflow_commands(tmp_path: Path) -> None:
 
 # -- pre-commit: the changed files ---------------------------------------------------------------------
 
-def test_pre_commit_grades_only_changed_exercise_files(tmp_path: Path, launcher: ZygoteLauncher) -> None:
+def test_pre_commit_grades_as_ci_when_an_exercise_file_changed(tmp_path: Path, launcher: ZygoteLauncher) -> None:
+    """A changed exercise file is graded with every other file the globs match, as CI grades them (issue 50:
+    it used to be graded alone, and `chapter3/scratch.py` left out)."""
     repo = course(tmp_path, {"chapter3/chapter3.py": SOLUTION.read_text(encoding="utf-8"),
-                             "chapter3/scratch.py": "raise SystemExit('not graded: not named on the command line')\n",
+                             "chapter3/scratch.py": "x = 1\n",
                              "tools/helper.py": "x = 1\n"})
     result = grade_ci(repo, "tools/helper.py", "README.md", actions=False, launcher=launcher)
     assert result.code == 0 and result.stderr == ""
@@ -330,7 +335,8 @@ def test_pre_commit_grades_only_changed_exercise_files(tmp_path: Path, launcher:
     result = grade_ci(repo, "tools/helper.py", "chapter3/chapter3.py", actions=False, launcher=launcher)
     no_traceback(result)
     assert result.code == 0, result.stdout + result.stderr
-    assert result.stdout.startswith("chapter3/chapter3.py  (seed ")  # that one file alone
+    assert result.stdout.startswith("chapter3/chapter3.py  (seed ")  # the first of the files graded, in name order
+    assert verdict(True, 28, 28, 80) in result.stdout
     assert (repo / "grader-pages" / "chapter3.html").is_file()
 
 

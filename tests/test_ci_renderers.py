@@ -170,16 +170,16 @@ def test_annotations_named_bug_exact_lines(grade_file: Grade, tmp_path: Path,
     assert not re.search("[%\n\r]", agree.messages["en"] + parameters.messages["en"])
     expected = [
         f"::error file=submission.py,line={line_of(source, 'keys = x @ self.W_key')},"
-        f"title=3.1 · agree failed::{agree.messages['en']}",
+        f"title={escape_property('3.1 · ' + agree.titles['en'] + ': failed')}::{agree.messages['en']}",
         f"::error file=submission.py,line={line_of(source, 'def transfer_weights')},"
-        f"title=3.1 · parameters failed::{parameters.messages['en']}",
+        f"title={escape_property('3.1 · ' + parameters.titles['en'] + ': failed')}::{parameters.messages['en']}",
     ]
     assert annotations(run, "en", root=tmp_path) == expected
     monkeypatch.chdir(tmp_path)
     assert annotations(run, "en") == expected
     outside = annotations(run, "zh", root=tmp_path / "elsewhere")
     assert outside[0].startswith(f"::error file={escape_property(tmp_path.as_posix())}/submission.py,line=")
-    assert "title=3.1 · agree 未通过::" in outside[0] and outside[0].endswith(agree.messages["zh"])
+    assert f"title={escape_property('3.1 · ' + agree.titles['zh'] + '：未通过')}::" in outside[0] and outside[0].endswith(agree.messages["zh"])
 
 
 def test_annotations_notebook_cell_on_line_one_with_cell_in_title(grade_file: Grade, tmp_path: Path) -> None:
@@ -196,16 +196,21 @@ def test_annotations_notebook_cell_on_line_one_with_cell_in_title(grade_file: Gr
     raised, made = line_of(classes, "keys = x @ self.W_key"), line_of(classes, "sa_v1 =")
     where = f"(cell {number['classes']}%2C line {raised})"
     lines = annotations(run, "en", root=tmp_path)
+
+    def titled(check_id: str, lang: str = "en") -> str:  # a check by its title (issue 50), escaped as a property
+        status = catalogue.text("status.failed", lang)
+        return escape_property(f"3.1 · {check(run, '3.1', check_id).titles[lang]}{'：' if lang == 'zh' else ': '}{status}")
+
     call = next(c for c in run.cells if c.cell == number["call"])
     assert lines == [
         f"::error file=book.ipynb,line=1,title=cell {number['call']} did not run {where}::"
         + escape_data(cell_problem(call, "en")),
-        f"::error file=book.ipynb,line=1,title=3.1 · agree failed {where}::{check(run, '3.1', 'agree').message}",
-        f"::error file=book.ipynb,line=1,title=3.1 · parameters failed (cell {number['classes']}%2C line {made})"
+        f"::error file=book.ipynb,line=1,title={titled('agree')} {where}::{check(run, '3.1', 'agree').message}",
+        f"::error file=book.ipynb,line=1,title={titled('parameters')} (cell {number['classes']}%2C line {made})"
         f"::{check(run, '3.1', 'parameters').message}",
     ]
     zh = annotations(run, "zh", root=tmp_path)[1]
-    assert f"title=3.1 · agree 未通过（单元格 {number['classes']}，第 {raised} 行）::" in zh
+    assert f"title={titled('agree', 'zh')}（单元格 {number['classes']}，第 {raised} 行）::" in zh
 
 
 def test_annotations_hostile_message_cannot_start_a_command(grade_file: Grade, tmp_path: Path) -> None:
@@ -233,7 +238,8 @@ def test_annotations_for_grader_errors_not_for_skipped_or_passed(grade_file: Gra
     assert annotations(grade_file(SOLUTION), "en", root=tmp_path) == []
     run = with_statuses(grade_file(SOLUTION, "3.1,3.2,mask"))
     (line,) = annotations(run, "en", root=tmp_path)
-    assert line.startswith(f"::error file={escape_property(SOLUTION.as_posix())},title=3.2 · answer grader error::"
+    title = escape_property(f"3.2 · {run.exercises[1].checks[0].titles['en']}: grader error")  # its title (issue 50)
+    assert line.startswith(f"::error file={escape_property(SOLUTION.as_posix())},title={title}::"
                            "The grader failed on this check")
 
 

@@ -226,7 +226,7 @@ def test_pages_before_release_hold_what_the_policy_shows_and_release_writes_them
 
     # verdicts: the score, each check's title and status, nothing of why
     shown = page(outdir, "bob")
-    assert "Score: 3 / 10" in shown and NOTE["en"] in shown and NOTE["zh"] in shown
+    assert "Score: 0 / 10" in shown and NOTE["en"] in shown  # 3 / 10 before issue 49 and NOTE["zh"] in shown
     assert all(str(escape(c.titles["en"])) in shown for c in bob.exercises[0].checks)
     assert not [text for text in hidden if text in shown]
     assert EXCERPT not in shown and "mat1 and mat2" not in shown
@@ -237,7 +237,7 @@ def test_pages_before_release_hold_what_the_policy_shows_and_release_writes_them
     assert len([t for t in data["bob"]["tests"] if t["visibility"] == "after_published"]) == 3
     assert "mat1 and mat2" in json.dumps([t for t in data["bob"]["tests"] if t["visibility"] == "after_published"])
     carl_sees = json.dumps([data["carl"]["output"], *(t for t in data["carl"]["tests"] if t["visibility"] == "visible")])
-    assert data["bob"]["score"] == 3 and PRINTED not in carl_sees and RAISED not in carl_sees
+    assert data["bob"]["score"] == 0 and PRINTED not in carl_sees and RAISED not in carl_sees
     other = tmp_path / "exported"
     assert grade_command("export", outdir, "--format", "html", "-o", other).returncode == 0
     assert not [text for text in hidden if text in page(other, "bob")]
@@ -246,7 +246,7 @@ def test_pages_before_release_hold_what_the_policy_shows_and_release_writes_them
     proc = grade_command("batch", tmp_path / "class", "-e", "3.1", "-o", outdir)
     assert proc.returncode == 0 and re.search(r"graded now\s+1\n", proc.stdout), proc.stdout
     dan = secrets_of(full_runs(outdir)["dan"])
-    assert len(dan) == 4 and "Score: 3 / 10" in page(outdir, "dan")
+    assert len(dan) == 4 and "Score: 0 / 10" in page(outdir, "dan")
     assert not [text for text in dan if text in page(outdir, "dan")] and EXCERPT not in page(outdir, "dan")
     index = (outdir / "index.html").read_text(encoding="utf-8")
 
@@ -254,12 +254,12 @@ def test_pages_before_release_hold_what_the_policy_shows_and_release_writes_them
     proc = grade_command("batch", tmp_path / "class", "-e", "3.1", "-o", outdir, "--before-release", "score")
     assert proc.returncode == 0, proc.stderr
     shown = page(outdir, "bob")
-    assert "Score: 3 / 10" in shown and "3 / 10 points" in shown and ALL_CHECKS in shown
+    assert "Score: 0 / 10" in shown and "0 / 10 points" in shown and ALL_CHECKS in shown
     assert not [c.titles["en"] for c in bob.exercises[0].checks if str(escape(c.titles["en"])) in shown]
     assert not [text for text in hidden if text in shown]
     tests = gradescope_export(outdir)["bob"]["tests"]
     assert [(t["visibility"], t["score"], t["max_score"]) for t in tests if t["visibility"] == "visible"] == \
-        [("visible", 3, 10)]
+        [("visible", 0, 10)]
     assert len([t for t in tests if t["visibility"] == "after_published" and "score" not in t]) == 3
 
     # release: every page in full, from the gradebook; the instructor's index was whole all along
@@ -315,7 +315,8 @@ def test_gradescope_maps_the_policy_onto_visibility(tmp_path: Path, launcher: Zy
     _, data = _gradescope(launcher, submission, results_dir, "-e", "3.1", "--lang", "en", "--before-release", policy)
     visible = [t for t in data["tests"] if t["visibility"] == "visible"]
     later = [t for t in data["tests"] if t["visibility"] == "after_published"]
-    assert data["score"] == sum(t["score"] for t in visible) == 3 and data["output"].startswith("Total: 3 / 10")
+    # 3 / 10 before 3.1's given classes earned nothing (issue 49)
+    assert data["score"] == sum(t["score"] for t in visible) == 0 and data["output"].startswith("Total: 0 / 10")
     if policy == "everything":
         assert len(visible) == 3 and not later and "mat1 and mat2" in json.dumps(visible)
         return
@@ -334,7 +335,7 @@ def test_ci_config_before_release_withholds_every_output(tmp_path: Path, launche
     page_text = (repo / "grader-pages" / "answers.html").read_text(encoding="utf-8")
     outputs = [result.stdout, result.summary, (tmp_path / "junit.xml").read_text(encoding="utf-8"), page_text]
     assert not [i for i, text in enumerate(outputs) if "mat1 and mat2" in text or "without .T" in text]
-    assert NOTE["en"] in page_text and "3 / 10" in page_text
+    assert NOTE["en"] in page_text and "0 / 10" in page_text  # 3 / 10 before issue 49
 
 
 def test_ci_config_refuses_an_unknown_policy(tmp_path: Path) -> None:

@@ -106,8 +106,10 @@ def _detail(error: click.UsageError, lang: str) -> str:
         name = hint if isinstance(hint, str) else " / ".join(map(repr, hint or ()))
         if isinstance(error, click.MissingParameter):
             kind = error.param_type or (error.param.param_type_name if error.param is not None else "")
-            return catalogue.text("usage.missing_option" if kind == "option" else "usage.missing_argument", lang,
-                                  name=name)
+            missing = catalogue.text("usage.missing_option" if kind == "option" else "usage.missing_argument",
+                                     lang, name=name)
+            return catalogue.text("usage.missing_hint", lang, error=missing, hint=error.message) if error.message \
+                else missing
         if name:
             return catalogue.text("usage.bad_value", lang, name=name, error=error.message)
     return error.format_message()

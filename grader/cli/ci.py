@@ -33,8 +33,9 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
                summary_path: Path | None, annotations: bool | None, lang: str | None, seed: int | None) -> int:
     """Grade a course repository as CI does: the files and exercises its [tool.grader] table names.
 
-    Every file the configuration's globs match is graded together as one submission; given FILES
-    (pre-commit passes the changed ones), only those of them that match are, and none is no error.
+    Every file the configuration's globs match is graded together as one submission. Given FILES
+    (pre-commit passes the changed ones), the same files are graded when one of them matches, so the hook
+    and CI agree; when none does, nothing is graded and that is no error.
     Exit 0 at or above the configuration's threshold, 1 below, 2 when it cannot grade.
     """
     from grader.integrations import ci
@@ -43,10 +44,12 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     told = speak(lang)
     config = ci.load_config(ci.find_config(config_path))
     lang = speak(lang or config.lang or told)
-    sources = ci.select(config, files) if files else ci.matching(config)
-    if not sources:  # pre-commit: no changed file is an exercise file
+    if files and not ci.select(config, files):  # pre-commit: no changed file is an exercise file
         click.echo(catalogue.text("ci.cmd.nothing_to_grade", lang, globs=one_line(", ".join(config.files))))
         return EXIT_FULL
+    # A changed exercise file is graded as CI grades it: with every other file the globs match, in one
+    # namespace (a file left out would change what the others define), so the hook's verdict is CI's.
+    sources = ci.matching(config)
     if summary_path is None and os.environ.get("GITHUB_STEP_SUMMARY"):
         summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])
     pages = pages_dir or config.pages

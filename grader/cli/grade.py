@@ -8,15 +8,31 @@ from typing import Any
 
 import click
 
-from grader.cli.options import lang_option, new_grader, speak, use_color, warn
+from grader.cli.options import chosen_exercises, lang_option, new_grader, speak, spoken, use_color, warn
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, GraderError
 from grader.render.text import json_text
 
 
+class SubmissionArgument(click.Argument):
+    """SUBMISSION, which a student who forgot the exercise has given as EXERCISE (`grade my_solution.py`):
+    then EXERCISE is what is missing, and the error says so."""
+
+    def process_value(self, ctx: click.Context, value: Any) -> Any:
+        try:
+            return super().process_value(ctx, value)
+        except click.MissingParameter:
+            given = ctx.params.get("exercise_id")
+            if not (isinstance(given, str) and given.endswith((".py", ".ipynb")) and Path(given).is_file()):
+                raise
+            exercise = next(param for param in ctx.command.params if param.name == "exercise_id")
+            raise click.MissingParameter(catalogue.text("usage.exercise_first", spoken(), path=given), ctx,
+                                         exercise) from None
+
+
 @click.command("exercise")
 @click.argument("exercise_id", metavar="EXERCISE")
-@click.argument("submission", type=click.Path(path_type=Path))
+@click.argument("submission", cls=SubmissionArgument, type=click.Path(path_type=Path))
 @click.option("--json", "json_path", metavar="PATH", help="Write the JSON result here ('-' for stdout).")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), metavar="PATH",
               help="Where to write the feedback page ('-' for stdout) [default: feedback/<submission-stem>.html].")
@@ -37,7 +53,7 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     if open_page and atomic.is_stdout(page):
         raise GraderError("cli.open_stdout")
     with new_grader() as grader:  # one file, with the files beside it, as the student ran it
-        run = grader.grade(submission, grader.select(exercise_id), seed=seed, lang=lang, timeout=timeout,
+        run = grader.grade(submission, chosen_exercises(grader, exercise_id), seed=seed, lang=lang, timeout=timeout,
                            beside=True)
     _write_outputs(run, page, json_path)
     if open_page:

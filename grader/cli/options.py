@@ -5,6 +5,7 @@ into one line and an exit code, tells that error in the same language as the com
 """
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
@@ -15,6 +16,7 @@ from grader.messages import catalogue
 from grader.render.text import one_line
 
 if TYPE_CHECKING:
+    from grader.judge.exercise import Exercise
     from grader.judge.grader import Grader
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,6 +91,23 @@ def new_grader() -> Grader:
     from grader.judge.grader import Grader
 
     return Grader(exercise_folders(), launcher=_state().get("launcher"))
+
+
+def chosen_exercises(grader: Grader, spec: str) -> list[Exercise]:
+    """The exercises EXERCISE names (Grader.select), each id or set in any case (`Mask` is `mask`); an
+    unknown one close to a real one (`maks`) says which it may have meant."""
+    from grader.judge.exercise import UnknownExercise
+
+    names = [*grader.exercises, *sorted({e.group for e in grader.exercises.values()}), "all"]
+    folded = {name.lower(): name for name in reversed(names)}  # the first spelling of a name, where two fold alike
+    spec = ",".join(part if part in names else folded.get(part.lower(), part) for part in spec.split(","))
+    try:
+        return grader.select(spec)
+    except UnknownExercise as exc:
+        near = difflib.get_close_matches(str(exc.args_.get("name", "")).lower(), list(folded), n=1)
+        if not near:
+            raise
+        raise UnknownExercise("cli.unknown_exercise_near", **exc.args_, near=folded[near[0]]) from exc
 
 
 def warn(message: str) -> None:

@@ -1,8 +1,8 @@
 """Course repositories in CI: the `[tool.grader]` configuration and the files it names.
 
 A course keeps its exercises in a repository; `grade ci` (grader/cli/ci.py) reads the configuration
-found here, grades every file it names together as one submission, and compares the score with the
-pass mark. This module holds the part without click: reading and checking the configuration,
+found here, grades every file it names together as one submission (in CI and in the pre-commit hook
+alike), and compares the score with the pass mark. This module holds the part without click: reading and checking the configuration,
 choosing the files, and the verdict. Every problem is a `ConfigError`, told as one catalogue message.
 
 The keys (in `grader.toml`, at top level or under `[tool.grader]`; in `pyproject.toml`, under
@@ -209,7 +209,8 @@ def matching(config: Config) -> list[Path]:
 
 def select(config: Config, given: Sequence[Path]) -> list[Path]:
     """Of the files named on the command line (pre-commit passes the changed ones), those the globs
-    match, as they were named; empty when none is."""
+    match, as they were named; empty when none is. `grade ci` grades every matching file when one of
+    them is (`matching`), as CI does, so this only decides whether there is anything to grade."""
     wanted = {path.resolve() for path in candidates(config)}
     chosen: dict[Path, Path] = {}
     for path in given:

@@ -145,19 +145,31 @@ def recorded_inputs(shell: Any) -> list[tuple[int, str]]:
 def saved_notebook(shell: Any) -> Path:
     """The notebook file this kernel runs, where the front end says: VS Code in `__vsc_ipynb_file__`,
     Jupyter Server in JPY_SESSION_NAME (a path that may be relative to the server's folder)."""
-    named = shell.user_ns.get("__vsc_ipynb_file__") or os.environ.get("JPY_SESSION_NAME") or ""
+    named = notebook_named(shell)
     for candidate in (Path(named), Path.cwd() / named, Path.cwd() / Path(named).name):
         if named and candidate.suffix == ".ipynb" and candidate.is_file():
             return candidate
     raise GradeError("jupyter.no_saved", named=named or "—")
 
 
+def notebook_named(shell: Any) -> str:
+    """The notebook the front end says this kernel runs, "" if none says: VS Code's `__vsc_ipynb_file__`,
+    else Jupyter Server's session path (JPY_SESSION_NAME, which ipykernel also keeps as `__session__`)."""
+    for named in (shell.user_ns.get("__vsc_ipynb_file__"), os.environ.get("JPY_SESSION_NAME"),
+                  shell.user_ns.get("__session__")):
+        if isinstance(named, str) and named.strip():
+            return named
+    return ""
+
+
 def _this_notebook(shell: Any) -> Path:
-    """The name the page gives the kernel's code: its notebook's, where the front end says it."""
+    """The name the page gives the kernel's code: its notebook's, where the front end says it, even before
+    it is saved (a session path relative to the server's folder names it all the same), else `(kernel)`."""
     try:
         return saved_notebook(shell)
     except GradeError:
-        return Path.cwd() / "(kernel)"
+        named = notebook_named(shell).replace("\\", "/").rsplit("/", 1)[-1]
+        return Path.cwd() / (named if named.endswith(".ipynb") else "(kernel)")
 
 
 def _shell() -> Any:

@@ -18,7 +18,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "评分器自身在 {count} 项检查上出错：这不是提交代码的问题。请告诉老师，老师可以重新评分。",
     },
     "ci.cells": {"en": "Cells that failed to run", "zh": "运行失败的单元格"},
-    "ci.annotation_title": {"en": "{exercise} · {check} {status}", "zh": "{exercise} · {check} {status}"},
+    # a check by its title, as the summary's table shows it (its id is the grader's, not the student's)
+    "ci.annotation_title": {"en": "{exercise} · {title}: {status}", "zh": "{exercise} · {title}：{status}"},
     "ci.at_cell": {"en": " (cell {cell})", "zh": "（单元格 {cell}）"},
     "ci.at_cell_line": {"en": " (cell {cell}, line {line})", "zh": "（单元格 {cell}，第 {line} 行）"},
     "ci.cell_title": {"en": "{unit} did not run", "zh": "{unit} 未能运行"},

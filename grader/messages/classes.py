@@ -112,7 +112,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "adjust.mark": {"en": "adjusted by a person", "zh": "已人工调整"},
     "adjust.marked": {"en": "adjusted: {exercises}", "zh": "已调整：{exercises}"},
-    "adjust.test_name": {"en": "{exercise} · adjusted by a person", "zh": "{exercise} · 人工调整"},
     # -- Gradescope results.json (grader/render/gradescope.py) -------------------------------------------------
     "gradescope.test_name": {"en": "{exercise} · {title}", "zh": "{exercise} · {title}"},
     "gradescope.skipped": {

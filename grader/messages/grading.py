@@ -64,6 +64,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "points.gpu": {"en": "{points:g}, +{gpu:g} on a GPU", "zh": "{points:g}，GPU 上另加 {gpu:g}"},
     "list.set": {"en": "set {group}, in all: {points}", "zh": "{group} 组合计：{points}"},
     "cli.written": {"en": "feedback page: {path}", "zh": "反馈页面：{path}"},
+    # the terminal summary: a named bug that several failed checks of an exercise share, told once
+    "term.cause_checks": {"en": "It fails {count} {count:check/checks}: {checks}.",
+                          "zh": "它导致 {count} 项检查未通过：{checks}。"},
+    "list.sep": {"en": ", ", "zh": "、"},
+    "list.and": {"en": "{items} and {last}", "zh": "{items}、{last}"},
     "check.not_found": {
         "en": "No answer found: {what}",
         "zh": "未找到答案：{what}",

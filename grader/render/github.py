@@ -51,7 +51,7 @@ def step_summary(run: RunResult, threshold: float, passed: bool, lang: str) -> s
     verdict = catalogue.text("ci.verdict_pass" if passed else "ci.verdict_fail", lang, score=run.score,
                              max=run.max_score, percent=round(percent, 2), threshold=threshold)
     lines = [
-        "## " + markdown_text(catalogue.text("ci.summary_title", lang, path=run.submission.path)),
+        "## " + markdown_text(catalogue.text("ci.summary_title", lang, path=", ".join(graded_files(run)))),
         "",
         f"**{STATUS_ICONS['passed' if passed else 'failed']} {markdown_text(verdict)}**",
         "",
@@ -65,6 +65,15 @@ def step_summary(run: RunResult, threshold: float, passed: bool, lang: str) -> s
         lines += ["", "### " + markdown_text(catalogue.text("ci.cells", lang)), ""]
         lines += ["- " + markdown_text(problem) for problem in broken]
     return "\n".join(lines) + "\n"
+
+
+def graded_files(run: RunResult) -> list[str]:
+    """Every file the run graded, as the summary heading names them: the submission's path alone, or each
+    of the files graded together, beside it as the annotations place them (`student_file`)."""
+    if not run.submission.files:
+        return [run.submission.path]
+    folder = Path(run.submission.path).parent
+    return [(folder / name).as_posix() for name in run.submission.files]
 
 
 def stop_commands(token: str | None = None) -> tuple[str, str]:
@@ -120,7 +129,8 @@ def _row(cells: list[str]) -> str:
 
 def _check_annotation(run: RunResult, exercise: ExerciseResult, check: CheckResult, lang: str,
                       base: Path) -> str:
-    title = catalogue.text("ci.annotation_title", lang, exercise=exercise.id, check=check.id,
+    title = catalogue.text("ci.annotation_title", lang, exercise=exercise.id,
+                           title=in_lang(check.titles, check.title, lang),
                            status=catalogue.text("status." + check.status, lang))
     excerpt = source.for_check(run.cells, check.evidence)
     site = None if excerpt is None else next((c for c in run.cells if c.cell == excerpt.cell), None)
@@ -151,14 +161,14 @@ def _command(run: RunResult, site: CellRecord | None, line: int | None, title: s
         line = 1
     elif site is not None and line is None:
         line = site.first_line
-    properties = [f"file={escape_property(_printable(_file(run, site, base)))}"]
+    properties = [f"file={escape_property(_printable(student_file(run, site, base)))}"]
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={escape_property(_printable(title))}")
     return f"::error {','.join(properties)}::{escape_data(_printable(message))}"
 
 
-def _file(run: RunResult, record: CellRecord | None, base: Path) -> str:
+def student_file(run: RunResult, record: CellRecord | None, base: Path) -> str:
     """The student's file, relative to the repository root as GitHub wants it. In a submission of
     several files a module's cells name their file; a notebook's (`<cell N>`) do not, so they are
     given to the one notebook handed in, else to the submission's first file."""

@@ -10,6 +10,10 @@ What students see before the course releases its feedback (grader.results.releas
 of the withheld result; each check's whole test follows as `after_published`, which Gradescope shows once
 the instructor publishes the grades, without points of its own, so the tests still add up to the score.
 The total is the top-level `score`, and the visible `output` says it too.
+
+An exercise a person adjusted (`grade adjust`) is one test instead of its checks' tests: the adjusted score
+out of the exercise's points, its output saying who adjusted it, why, and what the grader gave; so the tests
+still add up to the score, and no test shows points out of 0.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import Any
 from grader import __version__
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg, in_lang
-from grader.render.text import cell_problems, clean
+from grader.render.text import STATUS_ICONS, cell_problems, clean
 from grader.results import Adjustment, CheckResult, ExerciseResult, RunResult, SubmissionResult, Ungraded
 from grader.results.release import EVERYTHING, Policy, withheld
 
@@ -50,9 +54,7 @@ def _graded(run: RunResult, lang: str, shown: Policy) -> dict[str, Any]:
         "output_format": TEXT,
         "visibility": VISIBLE,
         "stdout_visibility": STDOUT_VISIBILITY,
-        "tests": _tests(seen, lang)
-        + [_adjustment_test(e, e.adjustment, lang) for e in run.adjusted if e.adjustment]
-        + ([] if seen is run else _published(run, lang)),
+        "tests": _tests(seen, lang) + ([] if seen is run else _published(run, lang)),
         "extra_data": {
             "grader_version": run.grader_version,
             "seed": run.seed,
@@ -64,6 +66,18 @@ def _graded(run: RunResult, lang: str, shown: Policy) -> dict[str, Any]:
 
 
 def _tests(run: RunResult, lang: str) -> list[dict[str, Any]]:
+    """A test per check; an exercise a person adjusted is one test instead, holding its points."""
+    tests = []
+    for exercise in run.exercises:
+        if exercise.adjustment:
+            tests.append(_adjusted_test(exercise, exercise.adjustment, lang))
+        else:
+            tests += [_test(exercise, number, check, lang) for number, check in enumerate(exercise.checks, 1)]
+    return tests
+
+
+def _check_tests(run: RunResult, lang: str) -> list[dict[str, Any]]:
+    """A test per check, adjusted or not: the published details are each check's own."""
     return [_test(exercise, number, check, lang)
             for exercise in run.exercises for number, check in enumerate(exercise.checks, 1)]
 
@@ -76,7 +90,7 @@ def _published(run: RunResult, lang: str) -> list[dict[str, Any]]:
               "name": catalogue.text("gradescope.details_name", lang, exercise=exercise.id,
                                      title=clean(in_lang(check.titles, check.title, lang))),
               "visibility": AFTER_PUBLISHED}
-             for test, (exercise, check) in zip(_tests(run, lang), checks)]
+             for test, (exercise, check) in zip(_check_tests(run, lang), checks)]
     if cell_problems(run, lang):
         tests.append({"name": catalogue.text("gradescope.submission_details", lang), "name_format": TEXT,
                       "output": _summary(run, lang), "output_format": TEXT, "visibility": AFTER_PUBLISHED})
@@ -116,18 +130,30 @@ def _test(exercise: ExerciseResult, number: int, check: CheckResult, lang: str) 
     }
 
 
-def _adjustment_test(exercise: ExerciseResult, adjustment: Adjustment, lang: str) -> dict[str, Any]:
-    """A score a person set (`grade adjust`) as one more test of its exercise, worth the difference from the
-    checks' sum, so the exercise's tests add up to the adjusted score; its output says who, when and why."""
+def _adjusted_test(exercise: ExerciseResult, adjustment: Adjustment, lang: str) -> dict[str, Any]:
+    """An exercise whose score a person set (`grade adjust`) as its own test: the adjusted score out of the
+    exercise's usual points, where its checks' tests would hold them (a per-check test cannot carry a score
+    given to the whole exercise). Its output says who adjusted it, when and why, what the grader gave, and
+    then each check as the grader judged it (under a release policy, what that policy shows of it)."""
     output = [catalogue.text("adjust.by", lang, by=adjustment.by, date=adjustment.at[:10], why=adjustment.why),
-              catalogue.text("adjust.own", lang, own=exercise.own_score, max=exercise.max_score)]
+              catalogue.text("adjust.own", lang, own=exercise.own_score, max=exercise.max_score)
+              if adjustment.own_score == exercise.own_score else
+              catalogue.text("adjust.own_changed", lang, now=exercise.own_score, max=exercise.max_score,
+                             then=adjustment.own_score), ""]
+    for check in exercise.checks:
+        output.append(f"{STATUS_ICONS[check.status]} {catalogue.text('status.' + check.status, lang)} · "
+                      f"{in_lang(check.titles, check.title, lang)} · {check.score:g} / {check.max_score:g}")
+        if check.status != "passed":
+            output += ["  " + line for line in _check_output(check, lang).splitlines()]
+    title = in_lang(exercise.titles, exercise.title, lang)
     return {
-        "score": exercise.score - exercise.own_score,
-        "max_score": 0.0,
-        "name": catalogue.text("adjust.test_name", lang, exercise=exercise.id),
+        "score": exercise.score,
+        "max_score": exercise.max_score,
+        "name": clean(catalogue.text("gradescope.test_name", lang, exercise=exercise.id, title=title)
+                      + " · " + catalogue.text("adjust.mark", lang)),
         "name_format": TEXT,
-        "number": f"{exercise.id}.adjusted",
-        "output": clean("\n".join(output)),
+        "number": exercise.id,
+        "output": clean("\n".join(output).rstrip("\n")),
         "output_format": TEXT,
         "tags": [exercise.id],
         "visibility": VISIBLE,

@@ -101,6 +101,25 @@ def staircase(size: int) -> str:
     return f"M{2 * c},{c}{steps} V{(size + 1) * c}"
 
 
+def protection(name: str) -> dict[str, str]:
+    """A protection of the sandbox (RunResult.protections) in plain words, in every language; a name the
+    catalogue does not describe (a newer grader's) as it is."""
+    key = "page.protection." + ("landlock" if name.startswith("landlock") else name)
+    if not catalogue.has(key):
+        return {lang: name for lang in catalogue.LANGS}
+    return catalogue.every_lang(lambda lang: catalogue.text(key, lang))
+
+
+def protections(names: Sequence[str]) -> list[dict[str, str]]:
+    """The protections described, each description once (two memory caps read alike), in the run's order."""
+    seen: list[dict[str, str]] = []
+    for name in names:
+        described = protection(name)
+        if described not in seen:
+            seen.append(described)
+    return seen
+
+
 def _finalize(value: Any) -> Any:
     """Markup is the page's own (a macro's output); any other text may come from the submission."""
     return clean(value) if isinstance(value, str) and not isinstance(value, Markup) else value
@@ -120,5 +139,5 @@ ENV.globals.update(
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     frames_of=frames_of, book_reference=source.book_reference,
     time_shares=shares.summary, collapsed=collapsed, withheld=WITHHELD,
-    number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
+    protections=protections, number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )

@@ -1,6 +1,11 @@
 """The terminal summary: a compact table, one row per check, the total, and the feedback page's path last;
 first, for a result graded for a Jupyter kernel, the banner saying it is a self-check and not a grade.
 
+Under a check that did not pass, its message starts with where in the student's code it points, as
+`path/to/file.py:68` (the form editors and terminals make clickable; a notebook's cell as the page names
+it). A named bug that several failed checks of one exercise end their messages with is told once, under
+the exercise's row, with the checks it failed; their own lines then keep only what they saw.
+
 Widths are measured in terminal columns, not characters, so a Chinese table lines up too; colour is
 added after padding, so escape sequences never count towards a column.
 """
@@ -12,8 +17,10 @@ from pathlib import Path
 import click
 
 from grader.messages import catalogue
-from grader.render.text import STATUS_ICONS, cell_problems, left_out, odd_header, one_line, self_check
-from grader.results import RunResult
+from grader.render import source
+from grader.render.github import student_file
+from grader.render.text import STATUS_ICONS, cell_problems, left_out, listed, odd_header, one_line, self_check
+from grader.results import CheckResult, ExerciseResult, RunResult, where
 
 _HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}
 _INDENT = "  "
@@ -41,6 +48,34 @@ def _rjust(text: str, columns: int) -> str:
 
 def _points(score: float, max_score: float) -> str:
     return f"{score:g}/{max_score:g}"
+
+
+def location(run: RunResult, check: CheckResult, lang: str, base: Path | None = None) -> str:
+    """Where in the student's code a check points, as the page and the CI annotations find it
+    (source.for_check): `file.py:68` for a module's line, `notebook.ipynb, cell 5, line 3` for a cell's
+    (as the page names a cell); "" when the check points nowhere. The path is as GitHub's annotations give
+    it, relative to `base` (the working directory) where the file is under it."""
+    excerpt = source.for_check(run.cells, check.evidence)
+    record = None if excerpt is None else next((c for c in run.cells if c.cell == excerpt.cell), None)
+    if excerpt is None or record is None:
+        return ""
+    path = student_file(run, record, (base or Path.cwd()).resolve())
+    unit = where(record, excerpt.cell, excerpt.line)
+    if unit.key == "unit.file_line":
+        return f"{path}:{unit.args['line']}"
+    return f"{path}, {catalogue.text(unit.key, lang, **unit.args)}"
+
+
+def causes(exercise: ExerciseResult, lang: str) -> dict[str, list[CheckResult]]:
+    """The named bugs (a check's `diagnosis` evidence, grader.judge.grading) that two or more failed checks
+    of the exercise end their messages with, each with those checks, in the order they are listed."""
+    found: dict[str, list[CheckResult]] = {}
+    for check in exercise.checks:
+        key = check.evidence.get("diagnosis")
+        if check.status == "failed" and isinstance(key, str) and catalogue.has(key) \
+                and check.message.endswith(catalogue.text(key, lang)):
+            found.setdefault(key, []).append(check)
+    return {key: checks for key, checks in found.items() if len(checks) > 1}
 
 
 def render(run: RunResult, page: Path | None, color: bool) -> str:
@@ -78,6 +113,15 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
                                   why=exercise.adjustment.why)
             own = catalogue.text("adjust.own", lang, own=exercise.own_score, max=exercise.max_score)
             lines.append(_INDENT + one_line(f"{note} ({own})"))
+        told: dict[str, str] = {}  # a check's id: the bug its message ends with, told once above it
+        for key, checks in causes(exercise, lang).items():
+            diagnosis = catalogue.text(key, lang)
+            places = {location(run, check, lang) for check in checks}
+            at = places.pop() + ": " if len(places) == 1 and "" not in places else ""
+            lines.append(_INDENT + one_line(at + diagnosis))
+            lines.append(_INDENT * 2 + one_line(catalogue.text(
+                "term.cause_checks", lang, count=len(checks), checks=listed([c.title for c in checks], lang))))
+            told.update((check.id, diagnosis) for check in checks)
         for check in exercise.checks:
             status = statuses[check.status]
             gap = " " * (lead - width(_INDENT + status))
@@ -85,7 +129,11 @@ def render(run: RunResult, page: Path | None, color: bool) -> str:
             lines.append(row(_INDENT + status + gap + title, _points(check.score, check.max_score),
                              _INDENT + style(status, fg=_HUES[check.status]) + gap + title))
             if check.status != "passed":
-                lines.append(" " * lead + one_line(check.message))
+                message = check.message
+                if check.id in told:
+                    message = message[:len(message) - len(told[check.id])].rstrip()
+                at = location(run, check, lang) if check.status in ("failed", "error") else ""
+                lines.append(" " * lead + one_line(f"{at}: {message}" if at else message))
     lines.append(row(total, _points(run.score, run.max_score), style(total, bold=True)))
     if page is not None:
         lines.append(catalogue.text("cli.written", lang, path=one_line(page)))

@@ -85,6 +85,13 @@ def one_line(value: object) -> str:
     return _OLD_COMMAND.sub("#\u200b", _NEW_COMMAND.sub(":\u200b", text))
 
 
+def listed(items: Sequence[str], lang: str) -> str:
+    """Items as a sentence lists them: "a", "a and b", "a, b and c" (in Chinese "a、b 和 c")."""
+    if len(items) < 2:
+        return "".join(items)
+    return catalogue.text("list.and", lang, items=catalogue.text("list.sep", lang).join(items[:-1]), last=items[-1])
+
+
 def left_out(run: RunResult, lang: str) -> str:
     """The note for files beside a single submission that the caps kept out of its scratch folder (a
     student whose script cannot open its data should learn why); "" when none was."""
