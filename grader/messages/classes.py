@@ -357,17 +357,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "index.checks.failed_count": {"en": "{count} failed", "zh": "{count} 人未通过"},
     "index.mistakes.heading": {"en": "Common mistakes", "zh": "常见错误"},
     "index.mistakes.intro": {
-        "en": "Every mistake a check named, with the students who made it, the most common first. A failure "
-              "no check names (the code raised, hung, or had no answer) is counted per check as \"other\". "
-              "Each name links to the check on the student's page.",
+        "en": "Every mistake a check named, with the students who made it, the most common first. The failures "
+              "no check names (the code raised, hung, or had no answer) are one row per exercise. Each name links "
+              "to the check on the student's page.",
         "zh": "检查项指出的每一种错误及犯此错误的学生，按人数从多到少排列。检查项未具体指出的失败"
-              "（代码报错、超时或没有答案）按检查项归为“其他”。每个名字都链接到该学生页面上的对应检查项。",
+              "（代码报错、超时或没有答案）每个练习归为一行。每个名字都链接到该学生页面上的对应检查项。",
     },
     "index.mistakes.mistake": {"en": "Mistake", "zh": "错误"},
     "index.mistakes.count": {"en": "Students", "zh": "人数"},
     "index.mistakes.students": {"en": "Who", "zh": "学生"},
-    "index.mistakes.student_count": {"en": "{count} students", "zh": "{count} 名学生"},
-    "index.mistakes.other": {"en": "other", "zh": "其他"},
+    "index.mistakes.student_count": {"en": "{count} {count:student/students}", "zh": "{count} 名学生"},
+    "index.mistakes.other": {"en": "Other failures: the code raised, hung or had no answer",
+                             "zh": "其他未通过：代码抛出异常、卡住或没有给出答案"},
     "index.mistakes.example": {"en": "what the first of them was told", "zh": "其中第一位学生收到的反馈"},
     "index.mistakes.none": {"en": "No check failed.", "zh": "没有未通过的检查项。"},
     "similar.heading": {"en": "Unusually alike submissions", "zh": "异常相似的提交"},

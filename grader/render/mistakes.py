@@ -3,19 +3,23 @@
 A mistake is named by the most specific message its exercise gave it: the diagnosis the message
 explains itself with (`evidence["diagnosis"]`, such as `3.1.diag.missing_transpose` or
 `gpt.head.bug.softmax_dim`), else the check's own message (`mask.short.unsliced`,
-`gpt.split.leak`). A failure nothing names is "other", one group per check: a message of the grader's
+`gpt.split.leak`). A failure nothing names is "other", one group per exercise: a message of the grader's
 core (the student's code raised, hung, or lacked the name) or a diagnosis that says it does not know.
 A grader error is ours, not a mistake, and a skipped check was not attempted.
 
-Like the other class views it reads the gradebook's entries alone: what a mistake says is taken from
-the results (the check's title and the message one student got, in every language), never from the
-catalogue, so `grade export` can run without the exercises that wrote them.
+A mistake is shown by its title (`titles`, every language): the first clause of the message that names it
+(`The mask is inverted`), where the catalogue holds that message with nothing left to fill in, else the title of
+the check that reported it. Everything else is read from the gradebook's entries alone (the checks' titles,
+the message one student got), so `grade export` runs without the exercises that wrote them: their titles then
+fall back to the checks' ones.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from grader.messages import catalogue
 from grader.render.pages import page_name
 from grader.render.text import csv_text
 from grader.results import CheckResult, Entry
@@ -39,10 +43,11 @@ class MistakeCheck:
 @dataclass
 class Mistake:
     """One mistake in one exercise: a named one however many of the exercise's checks reported it, or the
-    unnamed failures of one check."""
+    unnamed failures of the exercise."""
 
-    key: str  # the message key naming it; "" for a check's unnamed failures
+    key: str  # the message key naming it; "" for the exercise's unnamed failures
     exercise: str
+    titles: dict[str, str]  # what the class view calls it, in every language
     checks: list[MistakeCheck]  # the checks that reported it, in the order the page shows them
     example: dict[str, str]  # the message the first of its students got, in every language
     students: list[AffectedStudent] = field(default_factory=list)  # each once, linked to the first check that said so
@@ -59,6 +64,24 @@ def mistake_key(exercise: str, check: CheckResult) -> str:
     if isinstance(diagnosis, str) and diagnosis.startswith(own):
         return "" if diagnosis.endswith(".unknown") else diagnosis
     return check.message_key if check.message_key.startswith(own) else ""
+
+
+# Where a message's first clause ends: a colon or a full stop followed by a space (not the dot of torch.triu),
+# or the Chinese colon or full stop.
+_CLAUSE_END = re.compile(r"[:.](?=\s)|[：。]")
+
+
+def titled(key: str, check: CheckResult) -> dict[str, str]:
+    """A mistake's title in every language: the first clause of the message that names it, where the catalogue
+    has that message with nothing left to fill in; else the title of the check that reported it (an unnamed
+    failure: the exercise's other failures)."""
+    if not key:
+        return catalogue.every_lang(lambda lang: catalogue.text("index.mistakes.other", lang))
+    if catalogue.has(key):
+        texts = catalogue.every_lang(lambda lang: catalogue.text(key, lang))
+        if not any("{" in text for text in texts.values()):
+            return {lang: _CLAUSE_END.split(text, 1)[0].strip() for lang, text in texts.items()}
+    return dict(check.titles)
 
 
 def check_href(student: str, exercise: str, check: str) -> str:
@@ -78,8 +101,8 @@ def common_mistakes(entries: Sequence[Entry]) -> list[Mistake]:
                 if check.status != "failed":
                     continue
                 key = mistake_key(exercise.id, check)
-                group = (exercise.id, key or f"{OTHER}:{check.id}")
-                mistake = found.setdefault(group, Mistake(key, exercise.id, [], check.messages))
+                group = (exercise.id, key or OTHER)
+                mistake = found.setdefault(group, Mistake(key, exercise.id, titled(key, check), [], check.messages))
                 order.setdefault(group, (n, m))
                 if check.id not in (c.id for c in mistake.checks):
                     mistake.checks.append(MistakeCheck(check.id, check.title, check.titles))
