@@ -21,9 +21,18 @@ def test_a_named_mistake_is_shown_by_its_title_in_each_language(graded) -> None:
     assert softmax.text("en") != softmax.text("zh") and "mask.bug" not in softmax.text("en")
     for row in shown.values():  # no raw key anywhere a person reads
         assert not row.find_all("code"), row.text("en")
-    # a message with something to fill in is titled by the check that reported it
+    # a message with values filled in is titled as its first student was told it, kept with the result
     transpose = shown["3.1.diag.missing_transpose"].text("en")
-    assert transpose.startswith("3.1 · ") and "{" not in transpose and "diag" not in transpose
+    assert transpose.startswith("3.1 · W_query holds sa_v2.W_query.weight without .T"), transpose
+
+
+def test_the_export_says_what_the_batch_said(graded) -> None:  # noqa: F811
+    """The titles come from the results (the judge keeps each diagnosis's title beside its key), so an index
+    rendered again without the exercises (grade export) says what the batch's said."""
+    _, entries = graded
+    mistakes = common_mistakes(entries)
+    named = next(m for m in mistakes if m.key == "mask.bug.softmax_wrong_dim")
+    assert named.titles["en"] == "The softmax runs over the wrong dim" and named.titles["zh"]
 
 
 def test_unnamed_failures_are_one_row_per_exercise_and_counts_read_as_words(graded) -> None:  # noqa: F811

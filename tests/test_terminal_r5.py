@@ -86,7 +86,7 @@ def test_a_mistyped_id_suggests_the_nearest(launcher, tmp_path: Path, lang: str,
     (tmp_path / "my_solution.py").write_text("x = 1\n", encoding="utf-8")
     result = grade_in_process(typed, "my_solution.py", "--lang", lang, cwd=tmp_path, launcher=launcher)
     assert result.code == 2
-    said = {"en": "did you mean 'mask'?", "zh": "是不是 'mask'？"}[lang]
+    said = {"en": "(did you mean 'mask'?); choose from", "zh": "（是不是 'mask'？）；可选："}[lang]
     assert said in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 

@@ -134,7 +134,10 @@ def _run_check(exercise: Exercise, check: Check, sandbox: SandboxClient, rng: to
                         for each, text in messages.items()}
             outcome = replace(outcome, evidence={**outcome.evidence, kind: notes})
     diagnosis = outcome.args.get("diagnosis")  # the named bug a message explains itself with, for the class view
-    evidence = {**outcome.evidence, "diagnosis": diagnosis.key} if isinstance(diagnosis, Msg) else outcome.evidence
+    evidence = outcome.evidence
+    if isinstance(diagnosis, Msg):  # its key, and its title (the message's first clause) in every language
+        evidence = {**evidence, "diagnosis": diagnosis.key, "diagnosis_titles": catalogue.every_lang(
+            lambda each: catalogue.first_clause(catalogue.text(diagnosis.key, each, **diagnosis.args)))}
     cause = cause_of(evidence.get("diagnosis"), exercise.id)  # the lines of code the page quotes for it
     if cause is not None:
         evidence = {**evidence, "cause": cause}

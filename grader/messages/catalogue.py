@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import locale
 import os
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -46,6 +47,16 @@ class Msg:
 
     key: str
     args: dict[str, Any] = field(default_factory=dict)
+
+
+# Where a message's first clause ends: a colon or a full stop followed by a space (not the dot of torch.triu),
+# or the Chinese colon or full stop.
+_CLAUSE_END = re.compile(r"[:.](?=\s)|[：。]")
+
+
+def first_clause(text: str) -> str:
+    """A message's first clause, as a title: "The mask is inverted" of "The mask is inverted: it hides ..."."""
+    return _CLAUSE_END.split(text, 1)[0].strip()
 
 
 def text(key: str, lang: str, **args: Any) -> str:

@@ -31,8 +31,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "--open 无法打开写到标准输出的页面（--html -）",
     },
     "cli.unknown_exercise_near": {
-        "en": "cannot grade: unknown exercise {name!r}; did you mean {near!r}? (choose from {choices})",
-        "zh": "无法评分：未知练习 {name!r}；是不是 {near!r}？（可选：{choices}）",
+        "en": "cannot grade: unknown exercise {name!r} (did you mean {near!r}?); choose from {choices}",
+        "zh": "无法评分：未知练习 {name!r}（是不是 {near!r}？）；可选：{choices}",
     },
     "cli.internal_error": {
         "en": "internal error: {error}",

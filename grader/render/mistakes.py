@@ -7,15 +7,14 @@ explains itself with (`evidence["diagnosis"]`, such as `3.1.diag.missing_transpo
 core (the student's code raised, hung, or lacked the name) or a diagnosis that says it does not know.
 A grader error is ours, not a mistake, and a skipped check was not attempted.
 
-A mistake is shown by its title (`titles`, every language): the first clause of the message that names it
-(`The mask is inverted`), where the catalogue holds that message with nothing left to fill in, else the title of
-the check that reported it. Everything else is read from the gradebook's entries alone (the checks' titles,
-the message one student got), so `grade export` runs without the exercises that wrote them: their titles then
-fall back to the checks' ones.
+A mistake is shown by its title (`titles`, every language): the title the judge kept beside the diagnosis that
+names it (its message's first clause, `The mask is inverted`), else the title of the check that reported it.
+Like the other class views it reads the gradebook's entries alone (the checks' titles, the message one student
+got), never the exercises' catalogue, so `grade export` runs without the exercises that wrote them and says
+what `grade batch` said.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -66,21 +65,16 @@ def mistake_key(exercise: str, check: CheckResult) -> str:
     return check.message_key if check.message_key.startswith(own) else ""
 
 
-# Where a message's first clause ends: a colon or a full stop followed by a space (not the dot of torch.triu),
-# or the Chinese colon or full stop.
-_CLAUSE_END = re.compile(r"[:.](?=\s)|[：。]")
-
-
 def titled(key: str, check: CheckResult) -> dict[str, str]:
-    """A mistake's title in every language: the first clause of the message that names it, where the catalogue
-    has that message with nothing left to fill in; else the title of the check that reported it (an unnamed
-    failure: the exercise's other failures)."""
+    """A mistake's title in every language: the title the judge kept for the diagnosis that names it (its
+    message's first clause, `diagnosis_titles`), else the title of the check that reported it; for the
+    exercise's unnamed failures, "Other failures"."""
     if not key:
         return catalogue.every_lang(lambda lang: catalogue.text("index.mistakes.other", lang))
-    if catalogue.has(key):
-        texts = catalogue.every_lang(lambda lang: catalogue.text(key, lang))
-        if not any("{" in text for text in texts.values()):
-            return {lang: _CLAUSE_END.split(text, 1)[0].strip() for lang, text in texts.items()}
+    titles = check.evidence.get("diagnosis_titles")
+    if check.evidence.get("diagnosis") == key and isinstance(titles, dict) and all(
+            isinstance(titles.get(lang), str) for lang in catalogue.LANGS):
+        return {lang: titles[lang] for lang in catalogue.LANGS}
     return dict(check.titles)
 
 
