@@ -32,9 +32,9 @@ BOOK_CODE = ROOT / "tests" / "corpus" / "book_style.py"
 SOLUTION = ROOT / "solutions" / "chapter3.py"
 # The tests that compare on the machine's accelerator where it has one (tests/helpers.accelerator), and the
 # sandbox's own hostile corpus, which must hold with the GPU's grant in the rules.
-GPU_TESTS = ["tests/test_device.py", "tests/test_gpu_rules.py", "tests/test_solutions.py", "tests/test_classbook.py",
-             "tests/test_one_charge.py", "tests/hostile/test_hostile_trust.py",
-             "tests/hostile/test_hostile_scoring.py", "tests/hostile/test_hostile.py"]
+GPU_TESTS = ["tests/exercise/test_device.py", "tests/sandbox/test_gpu_rules.py", "tests/exercise/test_solutions.py", "tests/render/test_classbook.py",
+             "tests/exercise/test_one_charge.py", "tests/hostile/test_trust.py",
+             "tests/hostile/test_scoring.py", "tests/hostile/test_attacks.py"]
 
 
 def main() -> int:
@@ -111,7 +111,8 @@ def grade_one(name: str, path: Path, device: str, work: Path, env: dict[str, str
     ok = done.returncode == 0 and run["score"] == run["max_score"] and compared["status"] == "passed"
     said = f"{run['score']:g}/{run['max_score']:g}, device/accelerator {compared['status']} on {device}"
     if not ok:
-        said += "; " + "; ".join(f"{e['id']}/{c['id']}: {c['message']}" for e in run["exercises"] for c in e["checks"]
+        said += "; " + "; ".join(f"{e['id']}/{c['id']}: {c['messages'][run['lang']]}"
+                                 for e in run["exercises"] for c in e["checks"]
                                  if c["score"] < c["max_score"] or c["status"] != "passed")[:600]
     return {"name": name, "ok": ok, "said": said}
 

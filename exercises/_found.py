@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import torch
 
 from grader.checks import SandboxClient, class_definitions
-from solutions import chapter3, gpt_attention, gpt_data
+from grader.solutions import chapter3, gpt_attention, gpt_data
 
 # The lecture's other modules, which no exercise grades by name: a class named so is that module, never an
 # answer found by its shape.

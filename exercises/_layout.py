@@ -15,7 +15,8 @@ from typing import Any, Sequence
 
 import torch
 
-from exercises._attention import (
+from grader.checks import Obj, SandboxClient
+from ._attention import (
     MAX_WIDTH,
     Layout,
     Reference,
@@ -27,7 +28,6 @@ from exercises._attention import (
     per_head,
     reproduces,
 )
-from grader.checks import Obj, SandboxClient
 
 MAX_TRIALS = 1000  # role assignments tried on one module (4! x 4! for a MultiHeadAttention with biases)
 MAX_DRAWN = 1 << 24  # weight elements the judge draws to find a module's roles (GPT-2's attention: 2.4M)

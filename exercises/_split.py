@@ -40,13 +40,13 @@ from typing import Any
 
 import torch
 
-from exercises._attention import Roles, student_state
 from grader.checks import close
+from ._attention import Roles, student_state
 
 # What each of 12 heads is given, by its index in the module's split: R a random head of its own, A the twins,
 # B and b the half-twins, C and c two heads alike but for the first token, 0 a head switched off. The twins sit
 # apart, between neighbours that differ, so that no other split of 768 dims puts them alike; the half-twins
-# share one head in a single head of 768. tests/test_exercise_3_3_r5.py tries every other split.
+# share one head in a single head of 768. tests/exercise/test_exercise_3_3_configuration.py tries every other split.
 LAYOUT = ("R", "A", "R", "0", "B", "C", "A", "R", "b", "0", "c", "R")
 SALIENT = 6.0  # the first token's key along the direction every query shares: ~e^20 over the rest, scaled by 8
 

@@ -27,8 +27,8 @@ from typing import Any, Iterable, Sequence
 
 import torch
 
-from exercises import _found
-from grader.checks import Copied, Msg, Obj, ProbeFailure, SandboxClient, Sibling, Verdict, failed, found_as
+from grader.checks import Msg, Obj, ProbeFailure, SandboxClient, Sibling, Verdict, failed, found_as
+from . import _found
 
 TEXT_FILE = Path(__file__).resolve().parent / "data" / "input.txt"
 TEXT_NAME = TEXT_FILE.name
@@ -145,7 +145,7 @@ def copied_texts(sb: SandboxClient) -> list[list[Text]]:
             for name in (*names, TEXT_NAME)]
 
 
-def _read(item: Copied) -> bytes:
+def _read(item: Path | Sibling) -> bytes:
     """A copied file's bytes; one the student removed from their folder since it was copied reads as
     empty (the submission read it before; the judge cannot)."""
     try:

@@ -33,8 +33,8 @@ from grader.checks import (
     SandboxClient, StudentError, build, class_definitions, classes, close, comparison, computes_nothing, constant,
     describe_value, failed, judge_accelerator, max_diff, passed, sample, skipped, with_object,
 )
-from exercises._attention import GIVEN
-from solutions import chapter3
+from grader.solutions import chapter3
+from ._attention import GIVEN
 
 # How each book class is built for these checks, and the input it takes.
 BUILDS: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {

@@ -17,7 +17,12 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from exercises._attention import (
+from grader.checks import (
+    Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, build, close, comparison, failed,
+    first_rows, found_in, function, instances, max_diff, passed, the_class, with_object,
+)
+from grader.solutions import chapter3
+from ._attention import (
     GIVEN,
     MAX_WIDTH,
     Layout,
@@ -30,12 +35,7 @@ from exercises._attention import (
     roles_from_state,
     student_state,
 )
-from exercises._layout import find_layout, roles_read
-from grader.checks import (
-    Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, build, close, comparison, failed,
-    first_rows, found_in, function, instances, max_diff, passed, the_class, with_object,
-)
-from solutions import chapter3
+from ._layout import find_layout, roles_read
 
 SHAPES = [(3, 2), (4, 4), (5, 3)]  # (d_in, d_out); the square one is where a missing .T hides
 TOKENS = (1, 6, 9)

@@ -14,14 +14,14 @@ from typing import Any
 
 import torch
 
-from exercises._attention import MAX_WIDTH, Roles, map_heads, per_head
-from exercises._layout import computes_heads, neutral_projection, wrapper_layout
 from grader.checks import (
     Exercise, Msg, NotFound, Obj, Outcome, ProbeFailure, SandboxClient, StudentError, build, close, comparison,
     computes_nothing, constant, failed, function, instances, markdown_hint, max_diff, nan_tokens, passed,
     probe_failure_outcome, the_class, with_object,
 )
-from solutions import chapter3
+from grader.solutions import chapter3
+from ._attention import MAX_WIDTH, Roles, map_heads, per_head
+from ._layout import computes_heads, neutral_projection, wrapper_layout
 
 WRAPPER = "MultiHeadAttentionWrapper"
 FRESH = [(3, 6), (5, 8)]  # (d_in, context_length) for a template-style builder

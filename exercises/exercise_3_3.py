@@ -26,16 +26,16 @@ from typing import Any
 
 import torch
 
-from exercises._attention import Roles, attend, book_state, bug_of, reference_output, reproduces, with_out_proj
-from exercises._layout import map_attention
-from exercises._split import Split, split_weights
-from exercises.mask import bug_note
 from grader.checks import (
     BudgetExhausted, ChildCrashed, Exercise, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
     close, comparison, computes_nothing, constant, failed, function, graded_as, instances, markdown_hint, max_diff,
     nan_tokens, passed, trainable_count, with_object,
 )
-from solutions import chapter3
+from grader.solutions import chapter3
+from ._attention import Roles, attend, book_state, bug_of, reference_output, reproduces, with_out_proj
+from ._layout import map_attention
+from ._split import Split, split_weights
+from .mask import bug_note
 
 D_MODEL, HEADS, CONTEXT = 768, 12, 1024
 # Tokens the module runs on: from two on, every other split of 768 into heads mixes them differently, and

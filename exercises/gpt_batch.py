@@ -15,12 +15,12 @@ from typing import Any
 
 import torch
 
-from exercises import _found, _loader, _text
 from grader.checks import (
     Exercise, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, comparison, describe_value, failed,
     found_as, passed, with_object,
 )
-from solutions import gpt_data
+from grader.solutions import gpt_data
+from . import _found, _loader, _text
 
 SPLITS = ("train", "val")  # what the judge asks get_batch for
 VAL_DRAWS = 3  # a train row can occur in val_data by chance; three batches of them all doing so cannot

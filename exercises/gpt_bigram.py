@@ -17,13 +17,13 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from exercises import _found, _text
 from grader.checks import (
     BadReturn, ChildCrashed, Exercise, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError, Verdict,
     close, comparison, computes_nothing, constant, describe_value, failed, found_as, max_diff, passed, the_class,
     with_object,
 )
-from solutions import gpt_data
+from grader.solutions import gpt_data
+from . import _found, _text
 
 CLASS = "BigramLanguageModel"
 # An nn.Embedding starts at N(0, 1), so each logit is a unit normal and the untrained loss is about

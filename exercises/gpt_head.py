@@ -21,7 +21,13 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from exercises._attention import (
+from grader.checks import (
+    BadReturn, ChildCrashed, Exercise, Msg, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
+    Verdict, arguments, canonical, close, comparison, computes_nothing, constant, failed, found_as, max_diff, passed,
+    with_object,
+)
+from grader.solutions import gpt_attention
+from ._attention import (
     MAX_WIDTH,
     Roles,
     degenerate,
@@ -31,14 +37,8 @@ from exercises._attention import (
     roles_from_state,
     student_state,
 )
-from exercises import _found
-from exercises._layout import find_layout, roles_read
-from grader.checks import (
-    BadReturn, ChildCrashed, Exercise, Msg, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
-    Verdict, arguments, canonical, close, comparison, computes_nothing, constant, failed, found_as, max_diff, passed,
-    with_object,
-)
-from solutions import gpt_attention
+from . import _found
+from ._layout import find_layout, roles_read
 
 HEAD_SIZES = (16, 8)  # the judge's head_size; the second one when the student's n_embd is the first
 LONGEST = 8  # tokens in the causal and reference checks (fewer when block_size is smaller)

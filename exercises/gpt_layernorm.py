@@ -24,7 +24,7 @@ from grader.checks import (
     BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, Verdict, classes, close,
     comparison, computes_nothing, constant, describe_value, failed, max_diff, passed, sample, with_object,
 )
-from solutions import gpt_attention
+from grader.solutions import gpt_attention
 
 DIM = 48
 ROWS = 20  # not DIM, so normalising the wrong dim cannot hide behind a square input

@@ -12,11 +12,11 @@ from typing import Any
 
 import torch
 
-from exercises import _found, _text
 from grader.checks import (
     Exercise, NotFound, Outcome, SandboxClient, Verdict, comparison, describe_value, failed, passed,
 )
-from solutions import gpt_data
+from grader.solutions import gpt_data
+from . import _found, _text
 
 DATA = _text.DATA
 ID_DTYPES = (torch.int64, torch.int32)  # what nn.Embedding takes

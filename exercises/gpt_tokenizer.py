@@ -13,12 +13,12 @@ from typing import Any, Callable
 
 import torch
 
-from exercises import _found, _text
 from grader.checks import (
     BadReturn, ChildCrashed, Exercise, Msg, NotFound, Obj, Outcome, ProbeTimeout, SandboxClient, StudentError,
     Verdict, comparison, describe_value, failed, found_as, passed, with_object,
 )
-from solutions import gpt_data
+from grader.solutions import gpt_data
+from . import _found, _text
 
 SHOWN = 24  # characters of a string quoted in a message
 MAX_CANDIDATES = 8  # functions of the submission's own tried as its encode or decode under another name

@@ -25,7 +25,7 @@ from grader.checks import (
     BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, Verdict, close, comparison, describe_value,
     failed, found_in, max_diff, passed,
 )
-from solutions import gpt_attention
+from grader.solutions import gpt_attention
 
 SHAPE = (4, 8, 2)  # the lecture's B, T, C, so a function that reads the notebook's globals still fits
 TELLS = 1e-3  # an x tells the versions apart when the right answer and each wrong one differ by this much

@@ -16,7 +16,12 @@ from typing import Any, Callable
 
 import torch
 
-from exercises._attention import (
+from grader.checks import (
+    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, build, classes, close,
+    comparison, computes_nothing, constant, failed, max_diff, passed, sample, with_object,
+)
+from grader.solutions import chapter3
+from ._attention import (
     BUGS,
     attend,
     book_state,
@@ -27,12 +32,7 @@ from exercises._attention import (
     reproduces,
     with_out_proj,
 )
-from exercises._layout import map_attention, neutral_projection, wrapper_layout
-from grader.checks import (
-    BadReturn, Exercise, Msg, NotFound, Obj, Outcome, SandboxClient, StudentError, build, classes, close,
-    comparison, computes_nothing, constant, failed, max_diff, passed, sample, with_object,
-)
-from solutions import chapter3
+from ._layout import map_attention, neutral_projection, wrapper_layout
 
 CONTEXT = 8
 SHORT = (1, 2, 5)

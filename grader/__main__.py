@@ -1,7 +1,8 @@
 """`python -m grader` is the `grade` command.
 
-`python -m` puts the working directory first on the import path; a course folder there holding an
-`exercises/` or `solutions/` folder must not take the place of the grader's own packages."""
+`python -m` puts the working directory first on the import path; what a course folder there holds (a
+`torch.py`, or an `exercises/` folder that an instructor's file written for the old top-level names would import
+instead of the grader's: grader.judge.old_names) must not take the place of what the grader imports."""
 import os
 import sys
 

@@ -11,12 +11,12 @@ from typing import Callable, Iterator, Sequence
 
 import pytest
 
-from grader.checks import Exercise, discover
+from grader.judge.exercise import Exercise, discover
 from grader.judge.grader import Grader
 from grader.judge.launcher import Launcher, ZygoteLauncher, default_launcher
 from grader.results import CheckResult, RunResult
 from grader.sandbox.limits import Limits
-from helpers import dumpable_kept
+from helpers import dumpable_kept, results_off_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
@@ -225,3 +225,36 @@ def _fast_tests_start_no_process(request: pytest.FixtureRequest, monkeypatch: py
         started(self, args, *rest, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(subprocess.Popen, "__init__", guarded)
+
+
+# -- the JSON result: every one the tests write follows the schema the package ships ---------------------------
+_CHECKED: set[Path] = set()  # the tests' own tmp_path folders, checked after each test
+
+
+@pytest.fixture(autouse=True)
+def _results_follow_their_schema(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test, every result it wrote under its tmp_path (`--json`, results.jsonl) validates against
+    grader/results/result.schema.json, so the writer and the schema cannot part (docs/json.md). What a command
+    printed is checked where the tests capture it (helpers.Result)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        _CHECKED.add(folder)
+        broken = results_off_schema(folder)
+        if broken:
+            pytest.fail("results off their schema (grader/results/result.schema.json):\n" + "\n".join(broken),
+                        pytrace=False)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_results_follow_their_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same for the folders a module's fixtures made (tmp_path_factory.mktemp: a class graded once for many
+    tests), after the module's last test."""
+    base = tmp_path_factory.getbasetemp()
+    before = set(base.iterdir())
+    yield
+    broken = [line for folder in sorted(set(base.iterdir()) - before - _CHECKED) if folder.is_dir()
+              for line in results_off_schema(folder)]
+    if broken:
+        pytest.fail("results off their schema (grader/results/result.schema.json):\n" + "\n".join(broken),
+                    pytrace=False)

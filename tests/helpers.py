@@ -1,11 +1,13 @@
 """What several test files share, each in one place: notebooks written from cells, the `grade` command run
-as a student runs it, the records of a run's cells, the accelerator this machine has, and the attacks of
-the hostile corpus (tests/hostile/attacks) for the tests that put them in a class.
+as a student runs it, the JSON results it wrote held to their shipped schema, the records of a run's cells,
+the accelerator this machine has, and the attacks of the hostile corpus (tests/hostile/attacks) for the tests
+that put them in a class.
 
 The root conftest.py holds the fixtures (the session zygote, grade_file); this module holds plain functions.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
@@ -90,6 +92,13 @@ class Result:
     stderr: str
     elapsed: float
 
+    def __post_init__(self) -> None:
+        """What the command printed in our result format (`--json -`, `grade export -f jsonl`) follows its schema."""
+        broken = [f"{where}: {why}" for where, data in results_in_text(self.stdout, "stdout")
+                  for why in result_errors(data)]
+        assert not broken, "stdout holds a result off its schema (grader/results/result.schema.json):\n" + \
+            "\n".join(broken)
+
     def json(self) -> dict[str, Any]:
         """stdout read as the JSON result (`--json -`)."""
         data: dict[str, Any] = json.loads(self.stdout)
@@ -132,7 +141,7 @@ def grade_in_process(*args: str | Path, cwd: Path, launcher: Any = None, env: di
     from click.testing import CliRunner
 
     from grader.cli import EXIT_CANNOT_GRADE, cli
-    from grader.render.text import one_line
+    from grader.outputs.safe_text import one_line
 
     wanted = clean_env(**(env or {})) if environ is None else dict(environ)
     saved_env, saved_cwd, dumpable = dict(os.environ), os.getcwd(), _dumpable()
@@ -213,6 +222,66 @@ def no_traceback(result: Printed) -> None:
     assert "Traceback" not in result.stdout, result.stdout
 
 
+# -- the JSON result and its schema --------------------------------------------------------------------------
+def result_errors(data: Any) -> list[str]:
+    """Why `data` is no result of the current format, as the schema the package ships says (none: it is one),
+    told against the type its tag names, where it names one."""
+    jsonschema = require_extra("jsonschema")
+    tag = data.get("$report_type") if isinstance(data, dict) else None
+    validator = _result_validator(tag if isinstance(tag, str) else "")
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    return [] if error is None else [f"at /{'/'.join(map(str, error.absolute_path))}: {error.message[:300]}"]
+
+
+@functools.cache
+def _result_validator(tag: str) -> Any:
+    """The shipped schema's validator, or its definition of `tag`'s type where it has one."""
+    from grader.results.schema import PATH
+
+    jsonschema = require_extra("jsonschema")
+    spec = json.loads(PATH.read_text(encoding="utf-8"))
+    if tag in spec["$defs"]:
+        spec = {key: value for key, value in spec.items() if key != "oneOf"} | {"$ref": f"#/$defs/{tag}"}
+    return jsonschema.Draft202012Validator(spec)
+
+
+def results_off_schema(folder: Path) -> list[str]:
+    """Each result under `folder` that is not one of the current format, and why."""
+    return [f"{where}: {why}" for where, data in written_results(folder) for why in result_errors(data)]
+
+
+def written_results(folder: Path) -> Iterator[tuple[str, Any]]:
+    """Every result in our format under `folder`, and where: each JSON file tagged with a result's type
+    (`grade --json PATH`), and the `result` of each line of a results.jsonl. Gradescope's results.json follows
+    Gradescope's own spec and carries no tag; a gradebook's rows are what results.jsonl writes again."""
+    for path in sorted(folder.rglob("*.json*")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.suffix in (".json", ".jsonl") else ""
+        except OSError:  # not a file, or one a test made unreadable: nothing the grader wrote
+            continue
+        yield from results_in_text(text, str(path))
+
+
+def results_in_text(text: str, where: str) -> Iterator[tuple[str, Any]]:
+    """The results a JSON text (`--json`) or a JSON-lines text (results.jsonl) holds, each with where it is."""
+    if not text.lstrip().startswith("{"):
+        return
+    try:
+        documents = [json.loads(text)]
+    except ValueError:
+        try:
+            documents = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            return
+    for number, data in enumerate(documents, 1):
+        if not isinstance(data, dict):
+            continue
+        if "$report_type" in data:
+            yield where, data
+        elif isinstance(data.get("result"), dict):  # a line of results.jsonl
+            yield f"{where}, line {number}", data["result"]
+
+
 # -- a run's cells and checks -------------------------------------------------------------------------------
 def every_cell(run: RunResult) -> list[CellRecord]:
     """Every cell's record. A result lists the cells that did not run fine (and those a check quotes)
@@ -289,3 +358,19 @@ def class_attacks() -> dict[str, str]:
     """Each student of CLASS_ATTACKS and the attack code before their answers."""
     return {student: "\n".join(attack(a, mark=student) for a in names) + "\n"
             for student, names in CLASS_ATTACKS.items()}
+
+
+def copy_distribution(into: Path) -> Path:
+    """What a clone holds of the distribution, copied into `into` (made): its metadata, README, the package and the
+    folders pyproject's package-dir installs into it; a wheel is built from the copy, never in the checkout."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    into.mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, into / name)
+    for top in {package.split(".")[0] for package in setuptools["packages"]} | set(setuptools["package-dir"].values()):
+        shutil.copytree(ROOT / top, into / top, ignore=shutil.ignore_patterns("__pycache__"))
+    return into

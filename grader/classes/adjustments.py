@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError, Unwritable
-from grader.render.text import clean
+from grader.outputs.safe_text import clean
 from grader.results import Adjustment, Entry, ExerciseResult, StudentKey, student_key
 
 BY_CHARS = 200  # who adjusted: a name, shown on the student's page

@@ -18,7 +18,7 @@ from typing import Sequence
 from grader.classes.lms import Identities, Mark, Report, marks, number, read_text
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 from grader.results import Entry, LeftOut
 
 BOM = "\ufeff"

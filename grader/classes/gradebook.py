@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 from grader.classes import adjustments
 from grader.messages.catalogue import Msg
 from grader.messages.errors import Unwritable
-from grader.render.text import json_text
+from grader.outputs.safe_text import json_text
 from grader.results import Entry, LeftOut, SubmissionResult, Ungraded, from_json, student_key, to_json
 
 FILENAME = "gradebook.sqlite"

@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 from grader.classes.file_names import ANONYMOUS
 from grader.messages import catalogue
 from grader.messages.errors import GraderError
-from grader.render.text import clean, csv_text, one_line
+from grader.outputs.safe_text import clean, csv_text, one_line
 from grader.results import Entry, LeftOut, StudentKey, percent
 
 FEEDBACK_CHARS = 1000  # a feedback cell, at most: the LMS shows it to the student beside the grade

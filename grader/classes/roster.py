@@ -30,7 +30,7 @@ from grader.classes.zips import extract
 from grader.judge.scratch import handed_over
 from grader.load.submission import GRADED_SUFFIXES
 from grader.messages.catalogue import Msg
-from grader.render.pages import page_name
+from grader.outputs.names import page_name
 from grader.results import StudentKey, student_key, student_label
 from grader.results.bounds import readable
 

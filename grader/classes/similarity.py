@@ -44,6 +44,7 @@ the tree.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,6 +56,7 @@ from typing import Iterable, Mapping, Sequence
 from grader.classes.normalise import CELL_MARK as CELL_MARK
 from grader.classes.normalise import Unit, units
 from grader.classes.normalise import tokens as tokens
+from grader.messages.errors import GraderError
 from grader.results import Pair
 from grader.results.bounds import readable
 
@@ -215,10 +217,16 @@ def given(extra: Sequence[Path] = ()) -> list[str]:
     """The code the whole class was given: the student template, the book's reference code in
     `solutions/`, the book's and the lecture's code as printed (grader/classes/given/), and the instructor's own
     boilerplate files."""
-    import solutions
-    import student_template
-
-    folders = [Path(student_template.__file__).parent, Path(solutions.__file__).parent, GIVEN]
+    # found, not imported: the references import torch, which comparing text never needs
+    specs = [importlib.util.find_spec(name) for name in ("grader.student_template", "grader.solutions")]
+    folders = [*(Path(folder) for spec in specs if spec for folder in spec.submodule_search_locations or []), GIVEN]
     files = [f for folder in folders for f in sorted(folder.iterdir())
              if f.suffix in (".py", ".ipynb") and f.name != "__init__.py"]
     return [code_of([f]) for f in [*files, *extra]]
+
+
+def check_boilerplate(boilerplate: Sequence[Path]) -> None:
+    """The --boilerplate files all exist, before any grading or comparing starts."""
+    absent = next((path for path in boilerplate if not path.is_file()), None)
+    if absent is not None:
+        raise GraderError("similar.no_boilerplate", path=str(absent))

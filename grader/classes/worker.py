@@ -9,18 +9,18 @@ process holds nothing of the parent; the parent starts one for all the workers b
 that the two imports run at once, and hands each worker a launcher with a socket of its own. A worker
 started in place of a lost one is handed none: its Grader hides it from tracing, then starts one of its
 own; a zygote killed from outside costs each worker one new zygote of its own. A worker is trusted code:
-it reads jobs as JSON lines from one pipe and answers each with one JSON line on another; its stdout and
+it reads requests from one pipe and answers each on another (grader.classes.jobs); its stdout and
 stderr go to workers.log, so nothing a library prints can corrupt the answers. It also writes the
 student's feedback page, so rendering spreads over the workers too.
 """
 from __future__ import annotations
 
-import json
 import os
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
+from grader.classes.jobs import Answer, Request
 from grader.judge.launcher import ZygoteLauncher
 
 if TYPE_CHECKING:
@@ -61,10 +61,9 @@ def _gaps(kept: list[int], start: int) -> list[tuple[int, int]]:
 
 
 def serve(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: int, answers: int) -> None:
-    """Grade each job with a Grader on the launcher the parent handed over, or, without one, on a launcher the
+    """Grade each request with a Grader on the launcher the parent handed over, or, without one, on a launcher the
     Grader starts once it has hidden this process."""
     from grader.judge.grader import Grader
-    from grader.render.text import json_text
     from grader.sandbox.confine import die_with_parent, set_name
 
     die_with_parent()  # a batch killed with -9 leaves no judge behind
@@ -73,34 +72,29 @@ def serve(exercises: Sequence[Exercise], zygote: ZygoteLauncher | None, jobs: in
         try:
             with Grader(launcher=zygote) as grader:
                 for line in requests:
-                    # json_text: a lone surrogate a student's message holds travels as an escape, where raw it
-                    # would stop this UTF-8 pipe, and with it the worker
-                    replies.write(json_text(grade_job(json.loads(line), exercises, grader)) + "\n")
+                    replies.write(grade_job(Request.read(line), exercises, grader).line())
                     replies.flush()
         finally:
             if zygote is not None:  # the Grader closes a launcher it started, never one it was handed
                 zygote.close()
 
 
-def grade_job(job: dict[str, Any], exercises: Sequence[Exercise], grader: Grader) -> dict[str, Any]:
-    """Grade one student; every outcome is an answer: {"student", "result"}, the result a graded run or
-    why there is none (the student's files, or our fault, which is graded again next run). The page shows
-    what the request's `shown` release policy lets students see (grader.results.release)."""
+def grade_job(request: Request, exercises: Sequence[Exercise], grader: Grader) -> Answer:
+    """Grade one student; every outcome is an answer, a graded run or why there is none. The page shows what the
+    request's release policy lets students see (grader.classes.pages)."""
     from dataclasses import replace
 
+    from grader.classes.pages import write_page
     from grader.messages.catalogue import Msg
-    from grader.render import html
-    from grader.render.atomic import write_atomic
-    from grader.results import SubmissionResult, Ungraded, to_json
-    from grader.results.release import withheld
+    from grader.results import SubmissionResult, Ungraded
 
     try:
-        outcome: SubmissionResult = grader.outcome([Path(f) for f in job["files"]], exercises, seed=job["seed"],
-                                                   lang=job["lang"], timeout=job["timeout"])
+        outcome: SubmissionResult = grader.outcome(request.paths, exercises, seed=request.seed, lang=request.lang,
+                                                   timeout=request.timeout)
     except Exception as exc:  # a grader bug: recorded, and the submission is graded again next run
         outcome = Ungraded("error", Msg("batch.grader_error", {"error": f"{type(exc).__name__}: {exc}"}))
     if not isinstance(outcome, Ungraded):
         # what the student handed in (`class.zip:wangwei_1111_501_a.py`), not the folder it was unpacked to
-        outcome = replace(outcome, submission=replace(outcome.submission, path=job["handed_in"]))
-        write_atomic(Path(job["page"]), html.render(withheld(outcome, job["shown"])), Path(job["outdir"]))
-    return {"student": job["student"], "result": to_json(outcome)}
+        outcome = replace(outcome, submission=replace(outcome.submission, path=request.handed_in))
+        write_page(Path(request.outdir), request.label, outcome, request.shown)
+    return Answer(outcome)

@@ -24,7 +24,7 @@ from grader.cli.options import spoken, warn
 from grader.judge.launcher import BLAS_THREADS
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_INTERRUPTED, EXIT_PARTIAL, GraderError
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 
 __all__ = ["cli", "main", "EXIT_FULL", "EXIT_PARTIAL", "EXIT_CANNOT_GRADE", "EXIT_INTERRUPTED"]
 

@@ -9,7 +9,7 @@ import click
 from grader.cli.options import lang_option, speak
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 
 
 @click.command("adjust")
@@ -28,25 +28,18 @@ def adjust_command(outdir: Path, student: str, exercise: str, points: str | None
 
     STUDENT is the name grades.csv shows, or the student's LMS id (its lms_id column, or name_id as their page
     is named): a name two students share is refused, and the message lists their ids."""
-    from grader.classes import adjustments, pool, release
-    from grader.classes.gradebook import FILENAME, Gradebook
+    from grader.classes.course import Course
 
     lang = speak(lang)
-    if not (outdir / FILENAME).is_file():
-        raise GraderError("batch.no_gradebook", path=str(outdir))
     if undo and points is not None:
         raise GraderError("adjust.points_with_undo")
     if not undo and points is None:
         raise GraderError("adjust.no_points")
-    with writing():
-        with Gradebook(outdir / FILENAME) as book:
-            if undo:
-                change = adjustments.take_back(book.db, book.latest(), student, exercise, by or "", why or "")
-            else:
-                change = adjustments.adjust(book.db, book.latest(), student, exercise, _number(points, exercise),
-                                            by or "", why or "")
-            pool.publish(outdir, book.latest(), lang, rewrite_pages=True, shown=release.read(book).shown,
-                         left_out=book.left_out())
+    with writing(), Course(outdir, lang) as course:
+        if undo:
+            change = course.take_back(student, exercise, by or "", why or "")
+        else:
+            change = course.adjust(student, exercise, _number(points, exercise), by or "", why or "")
     click.echo(one_line(catalogue.text(change.key, lang, **change.args)))
 
 

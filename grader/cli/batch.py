@@ -3,17 +3,23 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
-from typing import Any
-
 import click
 
-from grader.cli import similar
-from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, output_folder, speak, warn
+from grader.classes.similarity import THRESHOLD
+from grader.cli.options import (
+    BOILERPLATE_HELP,
+    EXERCISES_HELP,
+    exercise_folders,
+    lang_option,
+    output_folder,
+    speak,
+    tell_similar,
+    warn,
+)
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_FULL, EXIT_PARTIAL, GraderError, Interrupted, writing
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 from grader.results.release import POLICIES, Policy
 
 
@@ -40,7 +46,7 @@ from grader.results.release import POLICIES, Policy
 @click.option("--similar", "look_alike", is_flag=True,
               help="Then rank the look-alike submissions, as `grade similar OUTDIR` does.")
 @click.option("--boilerplate", multiple=True, type=click.Path(path_type=Path), metavar="FILE",
-              help=similar.BOILERPLATE_HELP)
+              help=BOILERPLATE_HELP)
 @click.option("--before-release", type=click.Choice(POLICIES), default=None,
               help="What students' pages show until `grade release OUTDIR`: score, verdicts or everything "
                    "[default: as set by an earlier run, else everything].")
@@ -57,76 +63,33 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     (a code file or zip whose name the pattern does not match, or that cannot be read: listed in the
     summary, grades.csv and index.html), 2 when it cannot run.
     """
-    import shutil
-
-    from grader.classes import adjustments, comparison, pool, release, roster
-    from grader.classes.definitions import fingerprints
-    from grader.classes.gradebook import FILENAME, Gradebook
+    from grader.classes.course import Course
+    from grader.classes.similarity import check_boilerplate
     from grader.render.batch_report import Progress, summary
 
     lang = speak(lang)
     part = _part(shard, shards)
-    comparison.check_boilerplate(boilerplate)
-    zygotes = pool.Zygotes(jobs)  # before our own `import torch`, so that their imports run beside it
-    click.get_current_context().call_on_close(zygotes.close)
-    chosen = new_grader().select(spec)
-    ids = [exercise.id for exercise in chosen]
-    workdir = outdir / ".sources"
-    with writing():
-        shutil.rmtree(workdir, ignore_errors=True)
-        workdir.mkdir(parents=True)
-        students, skipped = roster.collect(sources, workdir, student_pattern)
-        if part:
-            students = [s for s in students if roster.in_shard(s.who, part)]
-        for item in skipped:
-            warn(catalogue.text(item.reason.key, lang, **item.reason.args))
-        definitions = fingerprints(chosen)
-        with Gradebook(outdir / FILENAME) as book:
-            setting, policy_changed = release.choose(book, before_release)
-            book.leave_out(skipped)
-            todo = pool.pending(book, students, ids, definitions, force, seed)
-            for exercise, count in todo.changed.items():
-                warn(catalogue.text("batch.definition_changed", lang, exercise=exercise, count=count))
-            jobs_to_do = todo.jobs
-            tally = pool.Tally(already=todo.already)
-            progress = Progress(len(jobs_to_do), sys.stderr, enabled=sys.stderr.isatty())
-
-            def recorded(entry: Any) -> None:
-                tally.add(entry)
-                progress.step()
-
-            started = time.monotonic()
-            interrupted = False
-            try:
-                pool.run(book, jobs_to_do, chosen, outdir, workers=jobs, timeout=timeout, lang=lang,
-                         on_result=recorded, zygotes=zygotes, definitions=definitions,
-                         shown=setting.shown)
-            except KeyboardInterrupt:  # what was recorded stays; the same command carries on from there
-                interrupted = True
-            progress.finish()
-            if not interrupted:
-                pool.keep_code(book, students)
-            entries = book.latest(pool.exercise_set(ids))
-            for drift in adjustments.drifted(entries):  # a person's grade over a score the grader changed
-                warn(catalogue.text(drift.key, lang, **drift.args))
-            index = pool.publish(outdir, entries, lang, rewrite_pages=policy_changed, shown=setting.shown,
-                                 left_out=book.left_out())
-        shutil.rmtree(workdir, ignore_errors=True)
-    seconds = time.monotonic() - started
-    left_out = sum(item.hand_in for item in skipped)
-    counts = {"students": len(students), "already": tally.already, "graded": tally.graded, "full": tally.full,
-              "ungradable": tally.ungradable, "errors": tally.errors, "left_out": left_out,
-              "seconds": round(seconds, 1),
-              "rate": round(len(jobs_to_do) / seconds, 1) if jobs_to_do and seconds else 0}
+    check_boilerplate(boilerplate)
+    progress = Progress(sys.stderr, enabled=sys.stderr.isatty())
+    with writing(), Course(outdir, lang, new=True, tell=lambda m: warn(catalogue.text(m.key, lang, **m.args))) as course:
+        graded = course.grade(sources, spec, folders=exercise_folders(), pattern=student_pattern, part=part,
+                              workers=jobs, timeout=timeout, seed=seed, force=force, before_release=before_release,
+                              progress=progress)
+        compared = course.compare(boilerplate, THRESHOLD) if look_alike and not graded.interrupted else None
+        index = course.publish(compared=compared)
+        shown = course.shown
+    counts = {"students": graded.students, "already": graded.already, "graded": graded.graded, "full": graded.full,
+              "ungradable": graded.ungradable, "errors": graded.errors, "left_out": graded.left_out,
+              "seconds": round(graded.seconds, 1),
+              "rate": round(graded.to_grade / graded.seconds, 1) if graded.to_grade and graded.seconds else 0}
     click.echo(summary(counts, str(index), lang))
-    if setting.shown != "everything":
-        click.echo(catalogue.text("release.kept", lang, policy=setting.shown, path=one_line(outdir)))
-    if look_alike and not interrupted:
-        with writing():
-            similar.tell(comparison.compare(outdir, boilerplate, similar.THRESHOLD, lang), lang)
-    if interrupted:
+    if shown != "everything":
+        click.echo(catalogue.text("release.kept", lang, policy=shown, path=one_line(outdir)))
+    if compared is not None:
+        tell_similar(compared, index, lang)
+    if graded.interrupted:
         raise Interrupted()
-    return EXIT_PARTIAL if tally.errors or left_out else EXIT_FULL
+    return EXIT_PARTIAL if graded.errors or graded.left_out else EXIT_FULL
 
 
 def _part(spec: str | None, shards: int | None) -> tuple[int, int] | None:

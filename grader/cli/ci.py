@@ -11,8 +11,8 @@ import click
 from grader.cli.options import add_exercise_folders, lang_option, new_grader, speak, use_color
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, Unwritable
-from grader.render import atomic
-from grader.render.text import one_line
+from grader.outputs import paths
+from grader.outputs.safe_text import one_line
 
 
 @click.command("ci")
@@ -54,7 +54,7 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
         summary_path = Path(os.environ["GITHUB_STEP_SUMMARY"])
     pages = pages_dir or config.pages
     # before grading: a bad path costs no grading
-    atomic.check(files={"--junit": junit_path, "--summary": summary_path}, folders={"--pages": pages})
+    paths.check(files={"--junit": junit_path, "--summary": summary_path}, folders={"--pages": pages})
     add_exercise_folders(config.exercise_folders)
     with new_grader() as grader:
         run = grader.grade(list(sources), grader.select(config.exercises), seed=seed, lang=lang,
@@ -63,8 +63,8 @@ def ci_command(files: tuple[Path, ...], config_path: Path | None, junit_path: Pa
     run = withheld(run, config.before_release)  # every output below is one a student reads
     page = pages / f"{Path(run.submission.path).stem}.html"
     failed = _write_outputs(run, config, page, junit_path, summary_path, passed, lang)
-    on_stdout = atomic.is_stdout(junit_path) or atomic.is_stdout(summary_path)
-    told_junit = None if failed.get("--junit") or atomic.is_stdout(junit_path) else junit_path
+    on_stdout = paths.is_stdout(junit_path) or paths.is_stdout(summary_path)
+    told_junit = None if failed.get("--junit") or paths.is_stdout(junit_path) else junit_path
     _report(run, config, page, annotations, told_junit, passed, lang, sys.stderr if on_stdout else sys.stdout)
     for error in failed.values():
         if error is not None:
@@ -81,18 +81,18 @@ def _write_outputs(run: Any, config: Any, page: Path, junit_path: Path | None, s
     from grader.integrations import ci
     from grader.render import github, html, junit
 
-    failed = {"--pages": atomic.attempt(lambda: atomic.write_atomic(page, html.render(run), page.parent))}
+    failed = {"--pages": paths.attempt(lambda: paths.write_atomic(page, html.render(run), page.parent))}
     if junit_path is not None:
         junit_out: Path = junit_path
-        failed["--junit"] = atomic.attempt(lambda: atomic.write_file(junit_out, junit.junit_xml(run, lang)))
+        failed["--junit"] = paths.attempt(lambda: paths.write_file(junit_out, junit.junit_xml(run, lang)))
     if summary_path is not None:  # appended: every step of a job writes to the same file
         summary_out: Path = summary_path
         table = github.step_summary(run, config.threshold, passed, lang).rstrip("\n") + "\n"
-        failed["--summary"] = atomic.attempt(lambda: atomic.write_file(summary_out, table, append=True))
+        failed["--summary"] = paths.attempt(lambda: paths.write_file(summary_out, table, append=True))
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
         outputs = ci.github_outputs(run.score, run.max_score, config.threshold, page.parent)
-        failed["GITHUB_OUTPUT"] = atomic.attempt(lambda: atomic.write_file(github_output, outputs, append=True))
+        failed["GITHUB_OUTPUT"] = paths.attempt(lambda: paths.write_file(github_output, outputs, append=True))
     return failed
 
 

@@ -1,6 +1,6 @@
 """`grade export OUTDIR --format F`: a gradebook rendered again, without grading anything.
 
-Every format is one row of FORMATS: how it renders the class's latest entries, whether it writes
+Every format is one row of FORMATS: how it renders the class (grader.classes.course.Course), whether it writes
 one file (stdout by default) or a folder of them, and which of the LMS options it reads (`canvas`,
 `moodle`, `lms`: grader.classes.lms and grader.classes.canvas); an option given to a format that does not
 read it is refused rather than silently ignored.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import click
 from click.core import ParameterSource
@@ -18,11 +18,11 @@ from click.core import ParameterSource
 from grader.cli.options import lang_option, speak, warn
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
-from grader.render.text import json_text, one_line
+from grader.outputs.safe_text import one_line
 
 if TYPE_CHECKING:
+    from grader.classes.course import Course
     from grader.classes.lms import Identities, Report
-    from grader.results import Entry, LeftOut
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ExportOptions:
     late_penalty: float = 0.0  # percent off a late hand-in's grade
 
 
-Write = Callable[[Path, Sequence["Entry"], Sequence["LeftOut"], Path | None, str, ExportOptions], None]
+Write = Callable[["Course", Path | None, ExportOptions], None]
 
 
 class Format(NamedTuple):
@@ -52,74 +52,58 @@ def _table(module: str, render: str, lists_left_out: bool = True) -> Write:
     for a table of graded work alone): to the file asked for, else to stdout. The renderer is imported only
     when its format is asked for."""
 
-    def write(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-              _: ExportOptions) -> None:
-        from grader.render.atomic import STDOUT, write_file
+    def write(course: Course, output: Path | None, _: ExportOptions) -> None:
+        from grader.outputs.paths import STDOUT, write_file
 
         rendering = getattr(importlib.import_module(module), render)
-        text: str = rendering(entries, left_out) if lists_left_out else rendering(entries)
+        entries = course.entries()
+        text: str = rendering(entries, course.left_out()) if lists_left_out else rendering(entries)
         write_file(output or STDOUT, text)
 
     return write
 
 
-def _gradescope(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-                _: ExportOptions) -> None:
+def _gradescope(course: Course, output: Path | None, _: ExportOptions) -> None:
     """A results.json per student, as `grade gradescope` writes it."""
-    from grader.classes import release
-    from grader.render import gradescope
-    from grader.render.atomic import write_atomic
-    from grader.render.pages import page_name
-
-    folder = output or outdir / "gradescope"
-    shown = release.shown_at(outdir)  # what students see before `grade release`, as Gradescope's visibility
-    for entry in entries:
-        name = Path(page_name(entry.label)).with_suffix(".json").name
-        write_atomic(folder / name, json_text(gradescope.results(entry.result, lang, shown), indent=2) + "\n", folder)
-    click.echo(catalogue.text("gradescope.exported", lang, count=len(entries), path=one_line(folder)))
+    folder = output or course.outdir / "gradescope"
+    count = course.gradescope_files(folder)
+    click.echo(catalogue.text("gradescope.exported", course.lang, count=count, path=one_line(folder)))
 
 
-def _html(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-          _: ExportOptions) -> None:
-    from grader.classes import pool, release
-
-    pool.publish(output or outdir, entries, lang, rewrite_pages=True, shown=release.shown_at(outdir),
-                 left_out=left_out)
+def _html(course: Course, output: Path | None, _: ExportOptions) -> None:
+    course.publish(rewrite_pages=True, into=output)
 
 
-def _canvas(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-            options: ExportOptions) -> None:
+def _canvas(course: Course, output: Path | None, options: ExportOptions) -> None:
     """Canvas's own gradebook export with the assignment column filled: every other byte as it was."""
     from grader.classes import canvas
 
     if options.gradebook is None or options.assignment is None:
         raise GraderError("lms.needs_option", format="canvas", option="--gradebook, --assignment")
-    filled = canvas.fill(options.gradebook, entries, _roster(options), options.assignment, scale=options.scale,
-                         late_penalty=options.late_penalty, left_out=left_out)
-    _emit(output, filled.data, filled.report, lang, options, filled.column)
+    filled = canvas.fill(options.gradebook, course.entries(), _roster(options), options.assignment,
+                         scale=options.scale, late_penalty=options.late_penalty, left_out=course.left_out())
+    _emit(output, filled.data, filled.report, course.lang, options, filled.column)
 
 
-def _moodle(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-            options: ExportOptions) -> None:
+def _moodle(course: Course, output: Path | None, options: ExportOptions) -> None:
     """Moodle's grade import: identifier, grade, feedback."""
     from grader.classes import lms
 
     roster = _roster(options)
     if roster is None:
         raise GraderError("lms.needs_option", format="moodle", option="--roster")
-    text, report = lms.moodle_csv(entries, roster, options.identifier or "email", options.assignment or "Grade",
-                                  options.late_penalty, lang, left_out)
-    _emit(output, text.encode("utf-8"), report, lang, options)
+    text, report = lms.moodle_csv(course.entries(), roster, options.identifier or "email",
+                                  options.assignment or "Grade", options.late_penalty, course.lang, course.left_out())
+    _emit(output, text.encode("utf-8"), report, course.lang, options)
 
 
-def _lms(outdir: Path, entries: Sequence[Entry], left_out: Sequence[LeftOut], output: Path | None, lang: str,
-         options: ExportOptions) -> None:
+def _lms(course: Course, output: Path | None, options: ExportOptions) -> None:
     """The generic LMS CSV: identifier, grade, max_grade, late, feedback."""
     from grader.classes import lms
 
-    text, report = lms.lms_csv(entries, _roster(options), options.identifier, options.late_penalty, lang,
-                               left_out)
-    _emit(output, text.encode("utf-8"), report, lang, options)
+    text, report = lms.lms_csv(course.entries(), _roster(options), options.identifier, options.late_penalty,
+                               course.lang, course.left_out())
+    _emit(output, text.encode("utf-8"), report, course.lang, options)
 
 
 def _roster(options: ExportOptions) -> Identities | None:
@@ -131,7 +115,7 @@ def _roster(options: ExportOptions) -> Identities | None:
 def _emit(output: Path | None, data: bytes, report: Report, lang: str, options: ExportOptions,
           column: str | None = None) -> None:
     """The file, exactly these bytes (to stdout by default), then the report on stderr."""
-    from grader.render.atomic import STDOUT, write_file
+    from grader.outputs.paths import STDOUT, write_file
 
     write_file(output or STDOUT, data)
     for line in report.lines(lang, options.late_penalty, column):
@@ -184,8 +168,8 @@ def export_command(ctx: click.Context, outdir: Path, fmt: str, output: Path | No
                    assignment: str | None, roster: Path | None, identifier: str | None, scale: bool,
                    late_penalty: float, lang: str | None) -> None:
     """Render a batch's gradebook again, without grading anything, or as a file an LMS imports."""
-    from grader.classes.gradebook import FILENAME, Gradebook
-    from grader.render import atomic
+    from grader.classes.course import Course
+    from grader.outputs import paths
 
     lang = speak(lang)
     for name, option in LMS_OPTIONS.items():
@@ -193,12 +177,8 @@ def export_command(ctx: click.Context, outdir: Path, fmt: str, output: Path | No
             raise GraderError("lms.unused_option", option=option, format=fmt)
     options = ExportOptions(gradebook, assignment, roster, identifier, scale, late_penalty)
     if FORMATS[fmt].folder:
-        atomic.check(folders={"-o/--output": output})
+        paths.check(folders={"-o/--output": output})
     else:
-        atomic.check(files={"-o/--output": output})
-    if not (outdir / FILENAME).is_file():
-        raise GraderError("batch.no_gradebook", path=str(outdir))
-    with writing():
-        with Gradebook(outdir / FILENAME) as book:
-            entries, left_out = book.latest(), book.left_out()
-        FORMATS[fmt].write(outdir, entries, left_out, output, lang, options)
+        paths.check(files={"-o/--output": output})
+    with writing(), Course(outdir, lang) as course:
+        FORMATS[fmt].write(course, output, options)

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from grader.cli.options import chosen_exercises, lang_option, new_grader, speak, spoken, use_color, warn
+from grader.cli.options import lang_option, new_grader, speak, spoken, use_color, warn
 from grader.messages import catalogue
 from grader.messages.errors import EXIT_CANNOT_GRADE, EXIT_FULL, EXIT_PARTIAL, GraderError
-from grader.render.text import json_text
+from grader.outputs.safe_text import json_text
 
 
 class SubmissionArgument(click.Argument):
@@ -45,15 +45,15 @@ class SubmissionArgument(click.Argument):
 def exercise_command(exercise_id: str, submission: Path, json_path: str | None, html_path: Path | None,
                      timeout: float, seed: int | None, lang: str | None, open_page: bool) -> int:
     """Grade SUBMISSION (.py or .ipynb) on EXERCISE (an id, ids joined by commas, or `all`)."""
-    from grader.render import atomic
+    from grader.outputs import paths
 
     lang = speak(lang)
     page = html_path or Path("feedback") / f"{submission.stem}.html"
-    atomic.check({"--json": json_path, "--html": page})  # before grading: a bad path costs no grading
-    if open_page and atomic.is_stdout(page):
+    paths.check({"--json": json_path, "--html": page})  # before grading: a bad path costs no grading
+    if open_page and paths.is_stdout(page):
         raise GraderError("cli.open_stdout")
     with new_grader() as grader:  # one file, with the files beside it, as the student ran it
-        run = grader.grade(submission, chosen_exercises(grader, exercise_id), seed=seed, lang=lang, timeout=timeout,
+        run = grader.grade(submission, grader.select(exercise_id), seed=seed, lang=lang, timeout=timeout,
                            beside=True)
     _write_outputs(run, page, json_path)
     if open_page:
@@ -66,16 +66,17 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
 def _write_outputs(run: Any, page: Path, json_path: str | None) -> None:
     """The page and the JSON, each on its own, then the summary (on stderr when an output is on stdout);
     an output that cannot be written is told last, after the summary, and ends the command with exit 2."""
-    from grader.render import atomic, html, terminal
+    from grader.outputs import paths
+    from grader.render import html, terminal
     from grader.results import to_json
 
-    failed = [atomic.attempt(lambda: atomic.write_file(page, html.render(run)))]
+    failed = [paths.attempt(lambda: paths.write_file(page, html.render(run)))]
     if json_path:
         target: str = json_path
-        failed.append(atomic.attempt(lambda: atomic.write_file(target, json_text(to_json(run), indent=2) + "\n")))
-    on_stdout = atomic.is_stdout(page) or atomic.is_stdout(json_path)
+        failed.append(paths.attempt(lambda: paths.write_file(target, json_text(to_json(run), indent=2) + "\n")))
+    on_stdout = paths.is_stdout(page) or paths.is_stdout(json_path)
     out = sys.stderr if on_stdout else sys.stdout
-    shown = None if atomic.is_stdout(page) else page
+    shown = None if paths.is_stdout(page) else page
     click.echo(terminal.render(run, shown, color=use_color(out)), file=out)
     for error in failed:
         if error is not None:

@@ -8,8 +8,8 @@ import click
 from grader.cli.options import EXERCISES_HELP, lang_option, new_grader, speak
 from grader.messages import catalogue
 from grader.messages.errors import GraderError, writing
-from grader.render.text import json_text, one_line
-from grader.results.release import EVERYTHING, POLICIES, Policy
+from grader.outputs.safe_text import json_text, one_line
+from grader.results.release import EVERYTHING, POLICIES, Policy, for_students
 
 
 @click.command("gradescope")
@@ -33,18 +33,19 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
     graded still gets a results.json (score 0 and why), so the exit code is 0 unless it cannot be written.
     """
     from grader.classes.roster import submission_files
-    from grader.render import atomic, gradescope
+    from grader.outputs import paths
+    from grader.render import gradescope
     from grader.results import Ungraded
 
     lang = speak(lang)
     if not submission.is_dir():  # the image's setup, not the student's hand-in: no zero for them
         raise GraderError("gradescope.no_submission_folder", path=str(submission))
-    atomic.check(folders={"--results": results})  # before grading: a bad folder costs no grading
+    paths.check(folders={"--results": results})  # before grading: a bad folder costs no grading
     with new_grader() as grader:
         outcome = grader.outcome(submission_files(submission), grader.select(spec), lang=lang, timeout=timeout)
     written = results / "results.json"
     with writing():
-        atomic.write_atomic(written, json_text(gradescope.results(outcome, lang, before_release), indent=2) + "\n",
+        paths.write_atomic(written, json_text(gradescope.results(for_students(outcome, before_release), lang), indent=2) + "\n",
                             results)
     if isinstance(outcome, Ungraded):
         click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),

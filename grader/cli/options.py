@@ -1,11 +1,10 @@
-"""What every command shares: the language it speaks, its one-line warnings, its `Grader`, the exercises.
+"""What every command shares: the language it speaks, its one-line warnings, its `Grader`, the exercise folders.
 
 A command records the language it chose (`speak`) so that the group, which turns every GraderError
 into one line and an exit code, tells that error in the same language as the command's other output.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
@@ -13,15 +12,16 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 import click
 
 from grader.messages import catalogue
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 
 if TYPE_CHECKING:
-    from grader.judge.exercise import Exercise
+    from grader.classes.course import Compared
     from grader.judge.grader import Grader
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXERCISES_HELP = "Exercise ids or sets (ch03, gpt) joined by commas, or `all`."
+BOILERPLATE_HELP = "Code every student was given, besides the template and the book's (repeatable)."
 
 
 def lang_option(help: str = "Language of the outputs.") -> Callable[[F], F]:
@@ -31,10 +31,10 @@ def lang_option(help: str = "Language of the outputs.") -> Callable[[F], F]:
 def output_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
     """The callback of an option that names an output folder, checked before the command does anything: `-`
     (standard output) is no folder, and a file or a place that cannot be written is refused."""
-    from grader.render import atomic
+    from grader.outputs import paths
 
     named = "/".join(param.opts) if isinstance(param, click.Option) else param.human_readable_name
-    atomic.check(folders={named: value})
+    paths.check(folders={named: value})
     return value
 
 
@@ -93,27 +93,24 @@ def new_grader() -> Grader:
     return Grader(exercise_folders(), launcher=_state().get("launcher"))
 
 
-def chosen_exercises(grader: Grader, spec: str) -> list[Exercise]:
-    """The exercises EXERCISE names (Grader.select), each id or set in any case (`Mask` is `mask`); an
-    unknown one close to a real one (`maks`) says which it may have meant."""
-    from grader.judge.exercise import UnknownExercise
-
-    names = [*grader.exercises, *sorted({e.group for e in grader.exercises.values()}), "all"]
-    folded = {name.lower(): name for name in reversed(names)}  # the first spelling of a name, where two fold alike
-    spec = ",".join(part if part in names else folded.get(part.lower(), part) for part in spec.split(","))
-    try:
-        return grader.select(spec)
-    except UnknownExercise as exc:
-        near = difflib.get_close_matches(str(exc.args_.get("name", "")).lower(), list(folded), n=1)
-        if not near:
-            raise
-        raise UnknownExercise("cli.unknown_exercise_near", **exc.args_, near=folded[near[0]]) from exc
-
-
 def warn(message: str) -> None:
     """One line on stderr. It may quote a file name or an error a student chose: no escape, no line
     break and no workflow command of theirs reaches the terminal or a CI log."""
     click.echo(f"grade: {one_line(message)}", err=True)
+
+
+def tell_similar(compared: Compared, index: Path, lang: str) -> None:
+    """What a comparison found (`grade similar`, `grade batch --similar`), for the terminal: the students it could
+    not compare, the most alike pairs, and where the overview is."""
+    from grader.render import similar
+
+    found = compared.found
+    if compared.missing:
+        warn(catalogue.text("similar.no_code", lang, count=compared.missing))
+    for line in similar.terminal_lines(found, lang):
+        click.echo(one_line(line))
+    click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,
+                              threshold=similar.percent(found.threshold), path=one_line(index)))
 
 
 def use_color(stream: Any) -> bool:

@@ -7,8 +7,8 @@ import click
 
 from grader.cli.options import lang_option, speak
 from grader.messages import catalogue
-from grader.messages.errors import GraderError, writing
-from grader.render.text import one_line
+from grader.messages.errors import writing
+from grader.outputs.safe_text import one_line
 
 
 @click.command("release")
@@ -20,17 +20,9 @@ def release_command(outdir: Path, lang: str | None) -> None:
     Until then they show what `grade batch --before-release` chose. Every page is written again from
     the gradebook, without grading anything; a later `grade batch` into OUTDIR writes full pages.
     """
-    from grader.classes import pool, release
-    from grader.classes.gradebook import FILENAME, Gradebook
+    from grader.classes.course import Course
 
     lang = speak(lang)
-    if not (outdir / FILENAME).is_file():
-        raise GraderError("batch.no_gradebook", path=str(outdir))
-    with writing():
-        with Gradebook(outdir / FILENAME) as book:
-            release.release(book)
-            entries = book.latest()
-            pool.publish(outdir, entries, lang, rewrite_pages=True, shown=release.read(book).shown,
-                         left_out=book.left_out())
-    pages = sum(entry.run is not None for entry in entries)
+    with writing(), Course(outdir, lang) as course:
+        pages = course.release()
     click.echo(catalogue.text("release.done", lang, count=pages, path=one_line(outdir / "pages")))

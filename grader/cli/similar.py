@@ -1,22 +1,13 @@
-"""`grade similar OUTDIR`: the look-alike pairs of a graded class, compared by grader.classes.comparison; and
-what `grade batch --similar` prints after comparing the same way."""
+"""`grade similar OUTDIR`: the look-alike pairs of a graded class (grader.classes.course.Course.compare)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from grader.classes.similarity import THRESHOLD
-from grader.cli.options import lang_option, speak, warn
-from grader.messages import catalogue
+from grader.cli.options import BOILERPLATE_HELP, lang_option, speak, tell_similar
 from grader.messages.errors import writing
-from grader.render.text import one_line
-
-if TYPE_CHECKING:
-    from grader.classes.comparison import Compared
-
-BOILERPLATE_HELP = "Code every student was given, besides the template and the book's (repeatable)."
 
 
 @click.command("similar")
@@ -32,23 +23,12 @@ def similar_command(outdir: Path, boilerplate: tuple[Path, ...], threshold: floa
     FILEs) does not count, however it is typed; comments, docstrings, names, layout, statements that do
     nothing, the order of definitions and notebook cells are ignored. Exit 0 whatever it finds.
     """
-    from grader.classes import comparison
+    from grader.classes.course import Course
+    from grader.classes.similarity import check_boilerplate
 
     lang = speak(lang)
-    comparison.check_boilerplate(boilerplate)
-    with writing():
-        tell(comparison.compare(outdir, boilerplate, threshold, lang), lang)
-
-
-def tell(compared: Compared, lang: str) -> None:
-    """What a comparison found, for the terminal: the students it could not compare, the most alike pairs,
-    and where the overview is."""
-    from grader.render import similar
-
-    found = compared.found
-    if compared.missing:
-        warn(catalogue.text("similar.no_code", lang, count=compared.missing))
-    for line in similar.terminal_lines(found, lang):
-        click.echo(one_line(line))
-    click.echo(catalogue.text("similar.summary", lang, pairs=len(found.pairs), compared=found.compared,
-                              threshold=similar.percent(found.threshold), path=one_line(compared.index)))
+    check_boilerplate(boilerplate)
+    with writing(), Course(outdir, lang) as course:
+        compared = course.compare(boilerplate, threshold)
+        index = course.publish(compared=compared)
+    tell_similar(compared, index, lang)

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from grader.judge.grader import Grader
 from grader.judge.launcher import BLAS_THREADS
 from grader.messages.errors import GraderError
-from grader.render.text import json_text
+from grader.outputs.safe_text import json_text
 from grader.sandbox.confine import die_with_parent
 
 

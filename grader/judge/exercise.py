@@ -7,6 +7,7 @@ which imports the judge and is never imported by it.
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import pkgutil
@@ -19,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from grader.judge import old_names
 from grader.judge.client import SandboxClient
 from grader.judge.secrets import hide
 from grader.messages import catalogue
@@ -159,7 +161,7 @@ def cause_of(diagnosis: Any, exercise_id: str) -> str | None:
     return CAUSES.get(diagnosis) or CAUSES.get(f"{exercise_id}.{diagnosis}")
 
 
-def discover(package: str = "exercises", folders: Sequence[Path] = ()) -> dict[str, Exercise]:
+def discover(package: str = "grader.exercises", folders: Sequence[Path] = ()) -> dict[str, Exercise]:
     """Every module of the package that defines EXERCISE, then every file of each instructor's folder
     that does, by id; modules and files starting with _ are helpers. A folder's files are the judge's
     secrets like the package's: no sandbox may read them."""
@@ -175,18 +177,23 @@ def discover(package: str = "exercises", folders: Sequence[Path] = ()) -> dict[s
 
 
 def select(spec: str, exercises: dict[str, Exercise]) -> list[Exercise]:
-    """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas, each once, in list order:
-    what `grade EXERCISE` and `%grade EXERCISE` take."""
+    """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas, each once, in list order: what
+    `grade EXERCISE`, `grade batch -e`, `grade ci`'s configuration and `%grade EXERCISE` take. Each name in any
+    case (`Mask` is `mask`); an unknown one close to a real one (`maks`) says which it may have meant."""
     groups = {exercise.group for exercise in exercises.values()}
+    names = [*exercises, *sorted(groups), "all"]
+    folded = {name.lower(): name for name in reversed(names)}  # the first spelling of a name, where two fold alike
     chosen: dict[str, Exercise] = {}
-    for name in spec.split(","):
+    for asked in spec.split(","):
+        name = asked if asked in names else folded.get(asked.lower(), asked)
         if name == "all" or name in groups:
             chosen.update((k, e) for k, e in exercises.items() if name in ("all", e.group))
         elif name in exercises:
             chosen[name] = exercises[name]
         else:
-            raise UnknownExercise("cli.unknown_exercise", name=name,
-                                  choices=", ".join([*exercises, *sorted(groups), "all"]))
+            near = difflib.get_close_matches(name.lower(), list(folded), n=1)
+            raise UnknownExercise("cli.unknown_exercise_near" if near else "cli.unknown_exercise", name=name,
+                                  choices=", ".join(names), **({"near": folded[near[0]]} if near else {}))
     return sorted(chosen.values(), key=list(exercises.values()).index)
 
 
@@ -206,7 +213,8 @@ def _register(module: ModuleType, found: dict[str, Exercise], replace: bool = Tr
 
 def _load_folder(folder: Path) -> list[ModuleType]:
     """Import each exercise file of an instructor's folder under a name of its own (two folders may
-    both hold `week1.py`); the folder is on the import path while they load, for their helpers."""
+    both hold `week1.py`); the folder is on the import path while they load, for their helpers, and so are the
+    grader's checks and references by their old names (grader.judge.old_names)."""
     if not folder.is_dir():
         raise ExerciseFolderError("cli.no_exercise_folder", path=str(folder))
     root = folder.resolve()
@@ -215,6 +223,7 @@ def _load_folder(folder: Path) -> list[ModuleType]:
     modules = []
     before = set(sys.modules)
     sys.path.insert(0, str(root))
+    aliases = old_names.alias()
     try:
         for path in sorted(root.glob("*.py")):
             if path.name.startswith("_"):
@@ -230,6 +239,7 @@ def _load_folder(folder: Path) -> list[ModuleType]:
                                           error=f"{type(exc).__name__}: {exc}") from None
             modules.append(module)
     finally:
+        old_names.drop(aliases)
         sys.path.remove(str(root))
         # Its helpers (`import _helpers`) leave with it, so another folder's helper of that name loads.
         for name in set(sys.modules) - before:

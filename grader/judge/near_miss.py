@@ -326,11 +326,10 @@ _ANY_SHAPE: Fits = _any_shape
 def book() -> dict[str, tuple[str, ...] | None]:
     """The names the exercises look for: each class and function the references in `solutions/` define (the
     book's and the lecture's), a class with its constructor's parameters (after self), a function with None."""
-    import solutions
-
+    solutions = importlib.import_module("grader.solutions")
     found: dict[str, tuple[str, ...] | None] = {}
     for info in pkgutil.iter_modules(solutions.__path__):
-        module = importlib.import_module(f"solutions.{info.name}")
+        module = importlib.import_module(f"grader.solutions.{info.name}")
         for name, value in vars(module).items():
             if getattr(value, "__module__", None) != module.__name__ or name.startswith("_"):
                 continue

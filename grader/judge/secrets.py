@@ -8,6 +8,7 @@ defined in the grader's package or in a copy of its references and checks, and `
 out of what a lookup may find, saying which they were, for the messages."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
@@ -21,9 +22,10 @@ from typing import Any, Mapping, Sequence, TypeVar
 _HIDDEN: list[str] = []
 
 PACKAGE = __name__.partition(".")[0]  # `grader`: what the child imports the grader's code as
-# The distribution's top-level packages that are the judge's secrets (installed beside `grader`), and the folder
-# of the grader package that holds the book's and the lecture's code as printed (grader.classes.similarity reads
-# it as text: a child has no business with it, and an import of it would hand out the book's answers).
+# The grader's subpackages that are the judge's secrets (grader.solutions, grader.exercises: folders of the package
+# where it is installed, folders beside it in a checkout), and the folder of the grader package that holds the
+# book's and the lecture's code as printed (grader.classes.similarity reads it as text: a child has no business
+# with it, and an import of it would hand out the book's answers).
 SECRET_PACKAGES = ("solutions", "exercises")
 GIVEN = ("classes", "given")
 # The grader's own folder, where this module lies (grader/judge/secrets.py): the copy the judge runs.
@@ -40,14 +42,23 @@ def hidden_paths() -> list[str]:
     """The judge's secrets on disk, which no child may read: references, checks, the book's code the grader
     keeps, a checkout's other files; of the copies the judge imports and of every other copy on the child's
     import path (the installed one in site-packages, where the judge imports a checkout's)."""
-    import exercises
-    import solutions
-
     copies = _copies()
-    trees = dict.fromkeys([Path(solutions.__path__[0]).parent, *(grader.parent for grader in copies.graders)])
-    return list(dict.fromkeys([*solutions.__path__, *exercises.__path__, *_given(OWN), *_HIDDEN,
+    trees = dict.fromkeys(grader.parent for grader in copies.graders)
+    return list(dict.fromkeys([*(folder for _, folder in _own_secrets()), *_given(OWN), *_HIDDEN,
                                *(str(p) for p in copies.secrets), *(p for g in copies.graders for p in _given(g)),
                                *(p for tree in trees for p in _checkout(tree))]))
+
+
+def _own_secrets() -> list[tuple[str, str]]:
+    """The judge's own references and checks, as (package, folder): where the import system finds them (inside
+    the package where it is installed, beside it in a checkout), asked without importing them, so the judge
+    hides the checks without depending on them."""
+    found = []
+    for name in SECRET_PACKAGES:
+        spec = importlib.util.find_spec(f"{PACKAGE}.{name}")
+        if spec is not None:
+            found += [(spec.name, folder) for folder in spec.submodule_search_locations or []]
+    return found
 
 
 def _given(grader: Path) -> list[str]:
@@ -65,17 +76,19 @@ class _Copies:
         self.secrets: list[Path] = []
         self.spellings: list[tuple[Path, str]] = []
 
-    def add(self, name: str, folder: Path) -> None:
+    def add(self, name: str, folder: Path) -> bool:
+        """Count `folder` as the package `name` where it is a folder (and say whether it was)."""
         try:
             if not folder.is_dir():
-                return
+                return False
             found = folder.resolve()
         except OSError:
-            return
+            return False
         listed = self.graders if name == PACKAGE else self.secrets
         if found not in listed:
             listed.append(found)
         self.spellings += [(p, name) for p in (Path(os.path.normpath(folder)), found) if (p, name) not in self.spellings]
+        return True
 
 
 def import_path() -> list[str]:
@@ -101,14 +114,18 @@ _FOUND: dict[str, Any] = {}
 
 def _find_copies() -> _Copies:
     """Every copy of the grader's distribution a child could import: in each folder of its import path (a
-    checkout's and an installed one's side by side, as a contributor's venv outside the checkout has them),
-    and wherever an import hook other than the path's own finds one (setuptools' editable finder maps the
-    package names to a checkout that is on no path)."""
+    checkout's and an installed one's side by side, as a contributor's venv outside the checkout has them), a
+    `grader` package with its references and checks inside it (installed) or beside it (a checkout, or a wheel
+    of a version that installed them at the top level); and wherever an import hook other than the path's own
+    finds one (setuptools' editable finder and, in a checkout, grader/__init__.py's map the package's names to
+    folders on no path)."""
     copies = _Copies()
-    names = (PACKAGE, *SECRET_PACKAGES)
+    names = (PACKAGE, *(f"{PACKAGE}.{name}" for name in SECRET_PACKAGES))
     for entry in import_path():
-        for name in names:
-            copies.add(name, Path(entry, name))
+        if copies.add(PACKAGE, Path(entry, PACKAGE)):
+            for name in SECRET_PACKAGES:
+                copies.add(f"{PACKAGE}.{name}", Path(entry, PACKAGE, name))
+                copies.add(f"{PACKAGE}.{name}", Path(entry, name))
     for finder in sys.meta_path:
         if finder in (PathFinder, BuiltinImporter, FrozenImporter) or not hasattr(finder, "find_spec"):
             continue
@@ -147,12 +164,8 @@ MAX_ORIGIN = 1000  # a module's name or a file's path, as the child may report i
 def code_folders() -> list[tuple[Path, str]]:
     """Every copy of the grader's distribution a child could import, each with the name of its package: the
     grader package the judge runs, the references and checks it imports, and every other copy on the path."""
-    import exercises
-    import solutions
-
     own = [(OWN, PACKAGE), (Path(os.path.normpath(Path(__file__).parents[1])), PACKAGE),
-           *((Path(os.path.normpath(p)), "solutions") for p in solutions.__path__),
-           *((Path(os.path.normpath(p)), "exercises") for p in exercises.__path__)]
+           *((Path(os.path.normpath(folder)), name) for name, folder in _own_secrets())]
     return list(dict.fromkeys([*own, *_copies().spellings]))
 
 

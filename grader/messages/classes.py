@@ -25,6 +25,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{exercise} 自上次运行以来已修改：{count} 份提交将重新评分（之前的结果保留在成绩册的历史中）",
     },
     "batch.merged": {"en": "merged {shards} gradebooks: {rows} new results", "zh": "已合并 {shards} 个成绩册：新增 {rows} 条结果"},
+    "results.newer_format": {
+        "en": "a result in format {found}, which this grader cannot read (it reads formats up to {reads}): a newer "
+              "grader wrote it; upgrade this one (pip install -U llm-from-scratch-grader)",
+        "zh": "一条格式为 {found} 的结果，本评分器无法读取（它只能读取 {reads} 及以前的格式）：它由更新版本的评分器写入；"
+              "请升级本评分器（pip install -U llm-from-scratch-grader）",
+    },
     "batch.interrupted": {
         "en": "interrupted; every result so far is saved: run the same command to grade the rest",
         "zh": "已中断；目前的结果都已保存：再次运行同一命令即可继续评分其余提交",

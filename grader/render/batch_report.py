@@ -7,15 +7,20 @@ from typing import TextIO
 
 from grader.messages import catalogue
 from grader.render.terminal import ljust, width
-from grader.render.text import one_line
+from grader.outputs.safe_text import one_line
 
 BAR = 24
 
 
 class Progress:
-    def __init__(self, total: int, stream: TextIO, enabled: bool) -> None:
-        self.total, self.stream, self.enabled = total, stream, enabled and total > 0
-        self.done = 0
+    def __init__(self, stream: TextIO, enabled: bool) -> None:
+        self.stream, self.wanted = stream, enabled
+        self.total = self.done = 0
+        self.enabled = False
+        self.started = time.monotonic()
+
+    def start(self, total: int) -> None:
+        self.total, self.enabled = total, self.wanted and total > 0
         self.started = time.monotonic()
 
     def step(self) -> None:

@@ -18,8 +18,8 @@ from grader.messages import catalogue
 from grader.messages.catalogue import Msg
 from grader.render import html, similar
 from grader.render.mistakes import AffectedStudent, check_href, common_mistakes
-from grader.render.pages import page_name
-from grader.render.text import csv_text, json_text
+from grader.outputs.names import page_name
+from grader.outputs.safe_text import csv_text, json_text
 from grader.results import CheckResult, Entry, ExerciseResult, LeftOut, LookAlike, RunResult, to_json
 from grader.results import percent as score_percent
 

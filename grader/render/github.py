@@ -17,7 +17,8 @@ from pathlib import Path
 from grader.messages import catalogue
 from grader.messages.catalogue import in_lang
 from grader.render import source
-from grader.render.text import STATUS_ICONS, cell_problems, clean, problem_cells, problem_line
+from grader.outputs.safe_text import clean
+from grader.render.text import STATUS_ICONS, cell_problems, problem_cells, problem_line
 from grader.results import CellRecord, CheckResult, ExerciseResult, RunResult, where
 from grader.results import percent as score_percent
 

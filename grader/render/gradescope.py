@@ -22,9 +22,10 @@ from typing import Any
 from grader import __version__
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg, in_lang
-from grader.render.text import STATUS_ICONS, cell_problems, clean
+from grader.outputs.safe_text import clean
+from grader.render.text import STATUS_ICONS, cell_problems
 from grader.results import Adjustment, CheckResult, ExerciseResult, RunResult, SubmissionResult, Ungraded
-from grader.results.release import EVERYTHING, Policy, withheld
+from grader.results.release import ForStudents
 
 TEXT = "text"
 VISIBLE = "visible"
@@ -34,19 +35,21 @@ AFTER_PUBLISHED = "after_published"
 STDOUT_VISIBILITY = "hidden"
 
 
-def results(outcome: SubmissionResult, lang: str, shown: Policy = EVERYTHING) -> dict[str, Any]:
-    """results.json for a graded run, what `shown` lets students see now visible and the rest once the
-    grades are published; or, when the submission could not be graded, a zero score whose output says
-    why and what to do, so the student never faces a bare error."""
-    if isinstance(outcome, Ungraded):
-        return _ungradable(outcome.problem, lang)
-    if not isinstance(outcome, RunResult):
+def results(outcome: SubmissionResult | ForStudents, lang: str) -> dict[str, Any]:
+    """results.json for a graded run, what students see now visible and, where the release policy withheld
+    some of it (grader.results.release.for_students), the rest once the grades are published; or, when the
+    submission could not be graded, a zero score whose output says why and what to do, so the student never
+    faces a bare error."""
+    view = outcome if isinstance(outcome, ForStudents) else ForStudents(outcome)
+    if isinstance(view.now, Ungraded):
+        return _ungradable(view.now.problem, lang)
+    if not isinstance(view.now, RunResult):
         raise ValueError("results() needs a run or the problem that prevented one")
-    return _graded(outcome, lang, shown)
+    return _graded(view.now, view.later, lang)
 
 
-def _graded(run: RunResult, lang: str, shown: Policy) -> dict[str, Any]:
-    seen = withheld(run, shown)
+def _graded(seen: RunResult, whole: RunResult | None, lang: str) -> dict[str, Any]:
+    run = whole or seen
     return {
         "score": run.score,
         "execution_time": round(run.duration_s),  # the spec's example is whole seconds
@@ -54,7 +57,7 @@ def _graded(run: RunResult, lang: str, shown: Policy) -> dict[str, Any]:
         "output_format": TEXT,
         "visibility": VISIBLE,
         "stdout_visibility": STDOUT_VISIBILITY,
-        "tests": _tests(seen, lang) + ([] if seen is run else _published(run, lang)),
+        "tests": _tests(seen, lang) + ([] if whole is None else _published(whole, lang)),
         "extra_data": {
             "grader_version": run.grader_version,
             "seed": run.seed,

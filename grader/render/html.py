@@ -17,7 +17,8 @@ from markupsafe import Markup
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
 from grader.render import figures, source
-from grader.render.text import clean, left_out, odd_header, problem_cells, problem_line, self_check
+from grader.outputs.safe_text import clean
+from grader.render.text import left_out, odd_header, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, shares, where
 from grader.results.release import WITHHELD, collapsed
 

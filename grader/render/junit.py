@@ -23,7 +23,8 @@ import xml.etree.ElementTree as ET
 
 from grader.messages import catalogue
 from grader.messages.catalogue import in_lang
-from grader.render.text import cell_problems, clean
+from grader.outputs.safe_text import clean
+from grader.render.text import cell_problems
 from grader.results import CheckResult, ExerciseResult, RunResult
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from grader.messages import catalogue
-from grader.render.pages import page_name
-from grader.render.text import csv_text
+from grader.outputs.names import page_name
+from grader.outputs.safe_text import csv_text
 from grader.results import CheckResult, Entry
 
 OTHER = "other"  # the mistake column of an unnamed failure in the spreadsheet

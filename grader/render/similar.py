@@ -14,8 +14,7 @@ from typing import Mapping, Sequence
 
 from grader.messages import catalogue
 from grader.render import html
-from grader.render.atomic import write_atomic
-from grader.render.pages import page_name
+from grader.outputs.names import page_name
 from grader.results import LookAlike, Pair
 
 FOLDER = "similar"
@@ -47,12 +46,6 @@ def pair_html(pair: Pair, codes: Mapping[str, str], threshold: float, lang: str)
         threshold=threshold, left=side(codes[pair.a], pair.lines_a), right=side(codes[pair.b], pair.lines_b),
         page_of=lambda student: f"../{page_name(student)}",
     )
-
-
-def write_pages(outdir: Path, found: LookAlike, codes: Mapping[str, str], lang: str) -> None:
-    """A page for each pair, OUTDIR/similar/<a>--<b>.html."""
-    for pair in found.pairs:
-        write_atomic(outdir / pair_page(pair), pair_html(pair, codes, found.threshold, lang), outdir)
 
 
 def terminal_lines(found: LookAlike, lang: str, shown: int = 10) -> Sequence[str]:

@@ -19,7 +19,8 @@ import click
 from grader.messages import catalogue
 from grader.render import source
 from grader.render.github import student_file
-from grader.render.text import STATUS_ICONS, cell_problems, left_out, listed, odd_header, one_line, self_check
+from grader.outputs.safe_text import one_line
+from grader.render.text import STATUS_ICONS, cell_problems, left_out, listed, odd_header, self_check
 from grader.results import CheckResult, ExerciseResult, RunResult, where
 
 _HUES = {"passed": "green", "failed": "red", "error": "yellow", "skipped": "blue"}

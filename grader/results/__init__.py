@@ -1,5 +1,5 @@
 """The result model (grader.results.model), its statuses, a class's entries and look-alike pairs, its bounds, its
-cells and its JSON, under one name."""
+cells and its JSON (its format and the steps from earlier ones), under one name."""
 from grader.results.bounds import (
                                    EVIDENCE_CHARS,
                                    FILES,
@@ -29,7 +29,8 @@ from grader.results.model import (
                                    Ungraded,
                                    percent,
 )
-from grader.results.serial import NON_FINITE, REPORT_TYPE, from_json, outcome_from_json, to_json
+from grader.results.migrate import FORMAT, REPORT_TYPE
+from grader.results.serial import NON_FINITE, from_json, outcome_from_json, to_json
 from grader.results.statuses import CellStatus, Status, SubmissionStatus, UngradedStatus
 
 __all__ = ["EVIDENCE_CHARS", "FILES", "ITEMS", "LEFT_OUT", "LISTED_PROBLEMS", "MAGICS", "MESSAGE_CHARS", "SHORT_CHARS",
@@ -37,4 +38,4 @@ __all__ = ["EVIDENCE_CHARS", "FILES", "ITEMS", "LEFT_OUT", "LISTED_PROBLEMS", "M
            "deepest_frame", "frames_of", "stopped_because", "where", "Adjustment", "CellRecord", "CellStatus", "CheckResult",
            "ExerciseResult", "SubmissionResult", "RunResult", "Status", "SubmissionInfo", "SubmissionStatus", "Ungraded",
            "UngradedStatus", "Entry", "LeftOut", "StudentKey", "student_key", "student_label", "LookAlike", "Pair",
-           "percent", "NON_FINITE", "REPORT_TYPE", "from_json", "outcome_from_json", "to_json"]
+           "percent", "FORMAT", "NON_FINITE", "REPORT_TYPE", "from_json", "outcome_from_json", "to_json"]

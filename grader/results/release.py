@@ -3,7 +3,10 @@
 A course that grades an exam shows the score now and the details after the deadline. The detail is taken
 out of the result itself, not left out by each renderer, so that every output a student reads (the batch
 page, Gradescope's results.json, `grade ci`'s page, JUnit XML, annotations and terminal) shows the same and
-none can leak what it was never given. The gradebook keeps the whole result; `grade release` renders it.
+none can leak what it was never given. `for_students` is applied once, before any renderer sees the result,
+by what owns the policy: a class's pages by grader.classes.pages (the batch's judges and every publishing of
+grader.classes.course), a course's Gradescope files by the course, `grade ci` and `grade gradescope` by their
+command; no renderer takes a policy. The gradebook keeps the whole result; `grade release` renders it.
 
 The policies, from least to most shown:
 
@@ -20,11 +23,11 @@ time), which says nothing about a check.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from grader.messages import catalogue
-from grader.results.model import CheckResult, ExerciseResult, RunResult
+from grader.results.model import CheckResult, ExerciseResult, RunResult, SubmissionResult
 from grader.results.statuses import Status
 
 Policy = Literal["score", "verdicts", "everything"]
@@ -33,6 +36,24 @@ EVERYTHING: Policy = "everything"
 WITHHELD = "release.withheld"  # the message of every check whose detail is withheld
 ALL_CHECKS = "release.all_checks"  # the title of an exercise's checks collapsed into one (`score`)
 COLLAPSED_ID = "all"
+
+
+@dataclass(frozen=True)
+class ForStudents:
+    """A result as its student may see it: `now`, what the policy shows before release; `later`, the whole
+    result where something is withheld (None where nothing is), which Gradescope shows once grades are published."""
+
+    now: SubmissionResult
+    later: RunResult | None = None
+
+
+def for_students(outcome: SubmissionResult, policy: Policy) -> ForStudents:
+    """The one redaction every output for students goes through: why a submission could not be graded is
+    shown whole (it says what to fix); a graded run as `policy` shows it before release."""
+    if not isinstance(outcome, RunResult):
+        return ForStudents(outcome)
+    now = withheld(outcome, policy)
+    return ForStudents(now, None if now is outcome else outcome)
 
 
 def withheld(run: RunResult, policy: Policy) -> RunResult:

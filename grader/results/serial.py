@@ -1,14 +1,15 @@
 """The documented JSON form of a result (docs/json.md), tagged by its type as pytest tags its reports
-(`$report_type`), and read back so a gradebook re-renders every output without grading again."""
+(`$report_type`) and numbered by its format (grader.results.migrate), and read back so a gradebook re-renders
+every output without grading again. Its schema (grader.results.schema) is generated from the same model."""
 from __future__ import annotations
 
 import math
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from grader.messages.catalogue import Msg
 from grader.results.bounds import bounded
-from grader.results.cells import count_cells
+from grader.results.migrate import FORMAT, FORMAT_KEY, REPORT_TYPE, in_run_lang, upgrade
 from grader.results.model import (
     Adjustment,
     CellRecord,
@@ -20,11 +21,10 @@ from grader.results.model import (
     Ungraded,
 )
 
-REPORT_TYPE = "$report_type"
 
-def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
+def _exercise_json(exercise: ExerciseResult, lang: str) -> dict[str, Any]:
     """`adjustment` only where a person set the score, so a result nobody adjusted reads as it always did."""
-    return {
+    return in_run_lang({
         "id": exercise.id,
         "title": exercise.title,
         "statement": exercise.statement,
@@ -32,19 +32,20 @@ def _exercise_json(exercise: ExerciseResult) -> dict[str, Any]:
         "statements": exercise.statements,
         "score": exercise.score,
         "max_score": exercise.max_score,
-        "checks": [_plain(c) for c in exercise.checks],
+        "checks": [in_run_lang(_plain(c), lang) for c in exercise.checks],
         **({"adjustment": _plain(exercise.adjustment)} if exercise.adjustment else {}),
-    }
+    }, lang)
 
 
 def to_json(result: SubmissionResult) -> dict[str, Any]:
-    """The documented JSON form (docs/json.md), tagged with its type."""
+    """The documented JSON form (docs/json.md), tagged with its type and its format."""
     if isinstance(result, Ungraded):
-        return {REPORT_TYPE: "Ungraded", "status": result.status,
+        return {REPORT_TYPE: "Ungraded", FORMAT_KEY: FORMAT, "status": result.status,
                 "problem": {"key": result.problem.key, "args": _plain(result.problem.args)}}
     run = result
     return {
         REPORT_TYPE: "RunResult",
+        FORMAT_KEY: FORMAT,
         "grader_version": run.grader_version,
         "seed": run.seed,
         "lang": run.lang,
@@ -53,7 +54,7 @@ def to_json(result: SubmissionResult) -> dict[str, Any]:
         "submission": _plain(run.submission),
         "score": run.score,
         "max_score": run.max_score,
-        "exercises": [_exercise_json(e) for e in run.exercises],
+        "exercises": [_exercise_json(e, run.lang) for e in run.exercises],
         "cells": [_plain(c) for c in run.cells],
         "cell_counts": dict(run.cell_counts),
         "budget_s": run.budget_s,
@@ -97,47 +98,43 @@ def _floats(value: Any) -> Any:
     return value
 
 
-# A cell's status as a result written before the statuses had one vocabulary (grader.results.statuses) spells
-# it: what the student's code raised was "error", the word that is now the grader's fault alone.
-_CELL_WORDS = {"error": "raised"}
-
-
-def from_json(data: dict[str, Any]) -> RunResult:
-    """The inverse of to_json, so a gradebook re-renders every output without regrading. A row written
-    before results were bounded lists every cell: it is counted and bounded as a new one is; one written
-    before the cells' statuses were renamed is read in today's words."""
-    data = _floats(data)
-    cells = tuple(CellRecord(**{**c, "status": _CELL_WORDS.get(c["status"], c["status"]),
-                                "skipped_magics": tuple(c["skipped_magics"])}) for c in data["cells"])
-    counts = {_CELL_WORDS.get(status, status): n for status, n in (data.get("cell_counts") or {}).items()}
+def from_json(data: Mapping[str, Any]) -> RunResult:
+    """The inverse of to_json, so a gradebook re-renders every output without regrading: a run in any format
+    this grader knows, brought to the current one first (grader.results.migrate). Whatever its format, the run
+    is held to today's caps (grader.results.bounds), which a result written before them may exceed."""
+    run = upgrade(_floats(data))
+    lang = run["lang"]
+    cells = tuple(CellRecord(**{**c, "skipped_magics": tuple(c["skipped_magics"])}) for c in run["cells"])
     return bounded(RunResult(
-        grader_version=data["grader_version"],
-        seed=data["seed"],
-        lang=data["lang"],
-        started_at=data["started_at"],
-        duration_s=data["duration_s"],
-        submission=SubmissionInfo(**{**data["submission"], "files": tuple(data["submission"].get("files", ()))}),
+        grader_version=run["grader_version"],
+        seed=run["seed"],
+        lang=lang,
+        started_at=run["started_at"],
+        duration_s=run["duration_s"],
+        submission=SubmissionInfo(**{**run["submission"], "files": tuple(run["submission"]["files"])}),
         cells=cells,
         exercises=tuple(
             ExerciseResult(
-                id=e["id"], title=e["title"], statement=e["statement"], titles=e["titles"],
-                statements=e["statements"], checks=tuple(CheckResult(**c) for c in e["checks"]),
-                adjustment=Adjustment(**e["adjustment"]) if e.get("adjustment") else None,
+                id=e["id"], title=e["titles"].get(lang, ""), statement=e["statements"].get(lang, ""),
+                titles=e["titles"], statements=e["statements"],
+                checks=tuple(CheckResult(**c, title=c["titles"].get(lang, ""), message=c["messages"].get(lang, ""))
+                             for c in e["checks"]),
+                adjustment=Adjustment(**e["adjustment"]) if "adjustment" in e else None,
             )
-            for e in data["exercises"]
+            for e in run["exercises"]
         ),
-        protections=tuple(data["protections"]),
-        output_tail=data.get("output_tail", ""),
-        cell_counts=counts or count_cells(cells),
-        budget_s=data.get("budget_s", 0.0),
-        cells_s=data.get("cells_s", 0.0),
-        self_check=data.get("self_check", False),
+        protections=tuple(run["protections"]),
+        output_tail=run["output_tail"],
+        cell_counts=run["cell_counts"],
+        budget_s=run["budget_s"],
+        cells_s=run["cells_s"],
+        self_check=run["self_check"],
     ))
 
 
-def outcome_from_json(data: dict[str, Any]) -> SubmissionResult:
+def outcome_from_json(data: Mapping[str, Any]) -> SubmissionResult:
     """Either result type, by its tag (a JSON result written before the tag is a run)."""
     if data.get(REPORT_TYPE) == "Ungraded":
-        problem = data["problem"]
-        return Ungraded(data["status"], Msg(problem["key"], _floats(problem.get("args", {}))))
+        problem = upgrade(data)["problem"]
+        return Ungraded(data["status"], Msg(problem["key"], _floats(problem["args"])))
     return from_json(data)

@@ -167,8 +167,9 @@ def filesystem_rules(scratch: str, hidden: Iterable[str], accelerator: str | Non
 def readable_roots(hidden: tuple[str, ...]) -> tuple[str, ...]:
     """What a child may read: system directories and Python's import path, minus the hidden folders.
 
-    Landlock grants whole subtrees, so a directory that contains a hidden folder (site-packages
-    holding solutions/, a checkout holding exercises/) is granted entry by entry instead. The walk
+    Landlock grants whole subtrees, so a directory that contains a hidden folder (an installed grader/
+    holding solutions/, and the site-packages holding it; a checkout holding exercises/) is granted entry
+    by entry instead. The walk
     costs hundreds of system calls, so the zygote does it once and every child inherits the answer
     (the scratch directory each child adds to its import path has its own rule).
     """

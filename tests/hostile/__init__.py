@@ -1,1 +1,1 @@
-"""Hostile submissions: attacks/ holds one submission fragment per attack; test_hostile.py grades them."""
+"""Hostile submissions: attacks/ holds one submission fragment per attack; test_attacks.py grades them."""

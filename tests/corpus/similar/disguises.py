@@ -1,5 +1,5 @@
 """Mechanical disguises of a copy: what a student who copied can do to a classmate's code without
-understanding it, each one alone, and all of them at once (tests/test_similar.py, benchmarks/similar.py).
+understanding it, each one alone, and all of them at once (tests/classes/test_similar.py, benchmarks/similar.py).
 
 Every disguise takes the Python source of a submission (a notebook's code cells joined) and keeps what it
 does (a copy with all of them still gets full marks); `write` hands the result in as a module or as a

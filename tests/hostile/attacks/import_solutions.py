@@ -1,2 +1,2 @@
-# attack: re-export the judge's reference answers: `from solutions.chapter3 import *`
-from solutions.chapter3 import *  # noqa: F401,F403
+# attack: re-export the judge's reference answers: `from grader.solutions.chapter3 import *`
+from grader.solutions.chapter3 import *  # noqa: F401,F403
