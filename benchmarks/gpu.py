@@ -32,8 +32,8 @@ BOOK_CODE = ROOT / "tests" / "corpus" / "book_style.py"
 SOLUTION = ROOT / "solutions" / "chapter3.py"
 # The tests that compare on the machine's accelerator where it has one (tests/helpers.accelerator), and the
 # sandbox's own hostile corpus, which must hold with the GPU's grant in the rules.
-GPU_TESTS = ["tests/exercise/test_device.py", "tests/sandbox/test_gpu_rules.py", "tests/exercise/test_solutions.py", "tests/render/test_classbook.py",
-             "tests/exercise/test_one_charge.py", "tests/hostile/test_trust.py",
+GPU_TESTS = ["tests/exercise/test_device.py", "tests/exercise/test_solutions.py", "tests/exercise/test_one_charge.py",
+             "tests/sandbox/test_gpu_rules.py", "tests/render/test_classbook.py", "tests/hostile/test_trust.py",
              "tests/hostile/test_scoring.py", "tests/hostile/test_attacks.py"]
 
 

@@ -255,9 +255,10 @@ def written_results(folder: Path) -> Iterator[tuple[str, Any]]:
     (`grade --json PATH`), and the `result` of each line of a results.jsonl. Gradescope's results.json follows
     Gradescope's own spec and carries no tag; a gradebook's rows are what results.jsonl writes again."""
     for path in sorted(folder.rglob("*.json*")):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace") if path.suffix in (".json", ".jsonl") else ""
-        except OSError:  # not a file, or one a test made unreadable: nothing the grader wrote
+        try:  # a regular file alone: a FIFO a test made in place of an output would block the read for ever
+            text = path.read_text(encoding="utf-8", errors="replace") \
+                if path.suffix in (".json", ".jsonl") and path.is_file() else ""
+        except OSError:  # one a test made unreadable: nothing the grader wrote
             continue
         yield from results_in_text(text, str(path))
 

@@ -156,9 +156,9 @@ class Course:
                 jobs = self._pending(students, definitions, force, seed)
                 graded.already, graded.to_grade = len(students) - len(jobs), len(jobs)
                 shown = self.shown
-                requests = {Request(label=s.label, files=tuple(str(f) for f in s.files), handed_in=s.shown, seed=job_seed,
-                                    timeout=timeout, lang=self.lang, shown=shown, outdir=str(self.outdir)): (s, sha)
-                            for s, sha, job_seed in jobs}
+                requests = {Request(label=s.label, files=tuple(str(f) for f in s.files), handed_in=s.shown,
+                                    seed=job_seed, timeout=timeout, lang=self.lang, shown=shown,
+                                    outdir=str(self.outdir)): (s, sha) for s, sha, job_seed in jobs}
 
                 def answered(request: Request, outcome: SubmissionResult) -> None:
                     graded.add(self._record(*requests[request], ids, definitions, outcome))
@@ -186,8 +186,8 @@ class Course:
     def _pending(self, students: Sequence[Student], definitions: dict[str, str], force: bool,
                  seed: int | None) -> list[tuple[Student, str, int]]:
         """The students to grade now, each with their files' sha256 and the seed of its hidden inputs: fresh every
-        run; with `seed`, the same inputs again for each student. Tells, per exercise whose definition changed, how many are graded
-        again for it."""
+        run; with `seed`, the same inputs again for each student. Tells, per exercise whose definition changed, how
+        many are graded again for it."""
         assert self.exercise_set is not None
         todo: list[tuple[Student, str, int]] = []
         changed: dict[str, int] = {}

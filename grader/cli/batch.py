@@ -71,7 +71,8 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     part = _part(shard, shards)
     check_boilerplate(boilerplate)
     progress = Progress(sys.stderr, enabled=sys.stderr.isatty())
-    with writing(), Course(outdir, lang, new=True, tell=lambda m: warn(catalogue.text(m.key, lang, **m.args))) as course:
+    with writing(), Course(outdir, lang, new=True,
+                           tell=lambda message: warn(catalogue.text(message.key, lang, **message.args))) as course:
         graded = course.grade(sources, spec, folders=exercise_folders(), pattern=student_pattern, part=part,
                               workers=jobs, timeout=timeout, seed=seed, force=force, before_release=before_release,
                               progress=progress)

@@ -45,8 +45,8 @@ def gradescope_command(submission: Path, results: Path, spec: str, timeout: floa
         outcome = grader.outcome(submission_files(submission), grader.select(spec), lang=lang, timeout=timeout)
     written = results / "results.json"
     with writing():
-        paths.write_atomic(written, json_text(gradescope.results(for_students(outcome, before_release), lang), indent=2) + "\n",
-                            results)
+        shown = for_students(outcome, before_release)
+        paths.write_atomic(written, json_text(gradescope.results(shown, lang), indent=2) + "\n", results)
     if isinstance(outcome, Ungraded):
         click.echo(catalogue.text("gradescope.written_ungradable", lang, path=one_line(written),
                                   problem=one_line(catalogue.text(outcome.problem.key, lang, **outcome.problem.args))))
