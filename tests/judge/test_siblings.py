@@ -199,7 +199,7 @@ def _grade_cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]
 def test_a_downloads_folder_is_capped_and_the_page_says_so(tmp_path: Path) -> None:
     """A script in a folder of 300 files, a huge model file and a link to a private file: its own
     input.txt is copied first (the code names it), and what the caps left out is named."""
-    lecture = (ROOT / "tests" / "test_gpt_data.py").read_text(encoding="utf-8")
+    lecture = (ROOT / "tests" / "exercise" / "test_gpt_data.py").read_text(encoding="utf-8")
     code = lecture.split('LECTURE = """\\\n', 1)[1].split('"""', 1)[0]
     downloads = tmp_path / "Downloads"
     files = {f"notes_{i:03}.txt": "n" for i in range(300)}
