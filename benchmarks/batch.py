@@ -4,15 +4,18 @@ Generates N notebooks (correct answers and named bugs from tests/corpus/mutation
 `grade batch DIR -e SET -o OUT -j J` for each exercise set while sampling the memory of its process
 tree, then executes a few of the same notebooks in a Jupyter kernel with nbclient, as nbgrader and
 otter do. Targets: >= 20 submissions/s, >= 30x faster per submission than the kernel way, <= 1 GiB per
-worker; with a floor run, -e ch03 at most 2x the floor's CPU per submission and -e mask at most 1.3x. It
-only reports: it always exits 0.
+worker; with a floor run, -e ch03 at most 2x the floor's CPU per submission and -e mask at most 1.3x; with
+the required work measured, -e mask and -e ch03 at most 1.3x its CPU per submission. It only reports: it
+always exits 0.
 
     python benchmarks/batch.py [-n 200] [-j CPUS] [--sets 3.1 3.1,3.2,mask ch03] [--kernel-sample 5]
                                [--seed 0] [--json PATH]
 
 `--sets floor ...` also grades the class with a check that asks nothing, and says what the other sets'
-checks cost above it and what the 20 submissions/s target leaves them. Each set's report ends with where a
-submission's time goes: its cells, each check, the rest.
+checks cost above it and what the 20 submissions/s target leaves them. `--sets required ...` also runs, in
+one warm process with no sandbox, each submission's cells and the calls of its code that each other set's
+checks make (benchmarks/required_work.py), and says what grading costs beyond that: the grader's own cost.
+Each set's report ends with where a submission's time goes: its cells, each check, the rest.
 """
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ TARGET_SPEEDUP = 30.0  # kernel seconds per submission / batch seconds per submi
 TARGET_WORKER_BYTES = 1 << 30
 # CPU per submission, over the floor's (`--sets floor`): what a set's checks may cost above running the cells
 TARGET_FLOOR_RATIO = {"ch03": 2.0, "mask": 1.3}
+# CPU per submission, over the student's required work of the same set (`--sets required`): the grader's own cost
+TARGET_OWN_COST = {"ch03": 1.3, "mask": 1.3}
 SAMPLE_EVERY_S = 0.05
 # Pss costs ~5 ms a read for a process that mapped torch (RSS: 0.02 ms): read it on every 20th sample
 # only, so that the sampler does not take the CPU it measures.
@@ -72,6 +77,12 @@ EXERCISE = Exercise(
 def ran(sb, ref, rng):
     return passed("ran")
 '''
+# `--sets required`: no `grade batch`, but the student's required work for each other set, measured by
+# required_work.py in one warm process of its own (torch imported once, no sandbox, no judge): each submission's
+# cells, then the calls of its code that the set's checks make. The grader cannot make that code cheaper; what a
+# batch spends beyond it is the grader's own cost.
+REQUIRED = "required"
+REQUIRED_WORK = ROOT / "benchmarks" / "required_work.py"
 
 
 @dataclass(frozen=True)
@@ -373,6 +384,36 @@ def check_run(out: Path, submissions: list[Submission], exercise_set: str) -> di
             "ok": len(grades) == len(submissions) and not correct_short and not buggy_full}
 
 
+# --- the student's required work ------------------------------------------------------------------
+
+def run_required(folder: Path, sets: list[str]) -> dict[str, Any]:
+    """required_work.py on the class for these sets, in one process: by set, its CPU per submission and that
+    of the cells and of each check's calls (or why there is none: a check it has no mirror for). The
+    process's own CPU is measured inside it, after its warm-up, so its start is left out."""
+    command = [sys.executable, str(REQUIRED_WORK), str(folder), "--sets", *sets]
+    done = subprocess.run(command, capture_output=True, text=True)
+    try:
+        return {"command": command, "sets": json.loads(done.stdout)}
+    except json.JSONDecodeError:
+        return {"command": command, "error": f"exit code {done.returncode}: {done.stderr[-2000:]}"}
+
+
+def own_cost(batches: list[dict[str, Any]], required: dict[str, Any], n: int) -> dict[str, Any]:
+    """Each graded set's CPU per submission over its required work's: the grader's own cost, 1 where grading
+    cost no more than the student's code. Sets whose work was not measured are left out."""
+    costs = {}
+    for b in batches:
+        work = required.get("sets", {}).get(b["set"], {})
+        if not work.get("cpu_s_per_submission"):
+            continue
+        cpu, floor = b["cpu_s"] / n, work["cpu_s_per_submission"]
+        target = TARGET_OWN_COST.get(b["set"])
+        costs[b["set"]] = {"cpu_s_per_submission": round(cpu, 4), "required_cpu_s_per_submission": floor,
+                           "ratio": round(cpu / floor, 3), "target": target,
+                           "met": None if target is None else cpu / floor <= target}
+    return costs
+
+
 # --- the Jupyter-kernel way -----------------------------------------------------------------------
 
 def kernel_seconds(paths: list[Path]) -> list[float] | str:
@@ -413,7 +454,8 @@ def verdict(met: bool | None) -> str:
     return "n/a " if met is None else ("PASS" if met else "MISS")
 
 
-def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int, cores: int) -> dict[str, Any]:
+def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int, cores: int,
+              required: dict[str, Any] | None) -> dict[str, Any]:
     """The targets per exercise set: what a class costs depends on what is graded (the mask checks run
     dozens of forwards, 3.3 loads GPT-2-sized weights), so each set gets its own verdicts."""
     kernel_mean = statistics.mean(kernel) if isinstance(kernel, list) and kernel else None
@@ -439,7 +481,8 @@ def summarise(batches: list[dict[str, Any]], kernel: list[float] | str, n: int, 
             },
         })
     return {"kernel_s_per_notebook": round(kernel_mean, 3) if kernel_mean else None, "sets": sets,
-            "checks": checks_budget(batches, n, cores)}
+            "checks": checks_budget(batches, n, cores),
+            "own_cost": own_cost(batches, required, n) if required is not None else None}
 
 
 def checks_budget(batches: list[dict[str, Any]], n: int, cores: int) -> dict[str, Any] | None:
@@ -486,14 +529,36 @@ def print_checks(checks: dict[str, Any]) -> None:
               f" submission ({cpu * 1000:.1f} ms above it{f'; target <= {target:g}x' if target else ''})")
 
 
-def print_profile(batch: dict[str, Any]) -> None:
+def print_own_cost(required: dict[str, Any], costs: dict[str, Any]) -> None:
+    if "error" in required:
+        print(f"the student's required work was not measured: {required['error']}")
+        return
+    for name, work in required["sets"].items():
+        if "error" in work:
+            print(f"{verdict(None)}  -e {name}: the student's required work was not measured: {work['error']}")
+    for name, cost in costs.items():
+        target = cost["target"]
+        print(f"{verdict(cost['met'])}  -e {name}: the grader's own cost {cost['ratio']:.2f}x the student's required"
+              f" work (CPU per submission {ms(cost['cpu_s_per_submission'])} vs"
+              f" {ms(cost['required_cpu_s_per_submission'])}{f'; target <= {target:g}x' if target else ''})")
+
+
+def print_profile(batch: dict[str, Any], required: dict[str, Any] | None) -> None:
+    """Where a submission's time goes, with the student's required work in each part beside it, where measured."""
     profile = batch.get("profile")
     if not profile:
         return
-    checks = ", ".join(f"{name} {ms(s)}" for name, s in profile["checks_s"].items())
+    parts = ((required or {}).get("sets", {}).get(batch["set"]) or {}).get("parts_s", {})
+
+    def part(name: str, seconds: float) -> str:
+        return f"{name} {ms(seconds)}" + (f" [{ms(parts[name])}]" if name in parts else "")
+
+    checks = ", ".join(part(name, s) for name, s in profile["checks_s"].items())
     print(f"where a submission's time goes in `-e {batch['set']}` (mean of {profile['runs']} runs,"
-          f" each {ms(profile['run_s'])}): cells {ms(profile['cells_s'])}; checks: {checks};"
+          f" each {ms(profile['run_s'])}): {part('cells', profile['cells_s'])}; checks: {checks};"
           f" the rest {ms(profile['rest_s'])}")
+    if parts:
+        print("  [in brackets: the student's required work in that part, CPU in one warm process]")
 
 
 def ms(seconds: float) -> str:
@@ -523,8 +588,11 @@ def print_report(figures: dict[str, Any]) -> None:
     print_batches(figures["batches"], n, figures["cores"])
     if s["checks"]:
         print_checks(s["checks"])
+    required = figures["required"]
+    if required is not None:
+        print_own_cost(required, s["own_cost"])
     for batch in figures["batches"]:
-        print_profile(batch)
+        print_profile(batch, required)
     for batch in figures["batches"]:
         print_memory(batch)
     kernel = figures["kernel"]
@@ -561,14 +629,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="judge workers, passed to grade batch -j (default: the CPU count)")
     parser.add_argument("--sets", nargs="+", default=["3.1", "3.1,3.2,mask", "ch03"],
-                        help="exercise sets, one batch each, `floor` for the cells alone"
-                             " (default: 3.1 3.1,3.2,mask ch03)")
+                        help="exercise sets, one batch each, `floor` for the cells alone, `required` for the"
+                             " student's required work of each other set (default: 3.1 3.1,3.2,mask ch03)")
     parser.add_argument("--correct", type=float, default=0.5, help="share of correct answers (default 0.5)")
     parser.add_argument("--kernel-sample", type=int, default=5,
                         help="notebooks to execute with nbclient, 0 to skip (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the class's mix of answers (default 0)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON here")
     args = parser.parse_args(argv)
+    if all(exercise_set == REQUIRED for exercise_set in args.sets):
+        parser.error(f"`{REQUIRED}` is measured beside the sets it is compared with: name one")
     n = max(1, args.submissions)
 
     load_before = os.getloadavg()
@@ -576,7 +646,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp) / "class"
         submissions = generate_class(folder, n, args.correct, args.seed)
         batches = []
-        for i, exercise_set in enumerate(args.sets):
+        graded = [exercise_set for exercise_set in args.sets if exercise_set != REQUIRED]
+        for i, exercise_set in enumerate(graded):
             out = Path(tmp) / f"out{i}"
             batch = run_batch(folder, exercise_set, out, args.jobs)
             ran = batch["exit_code"] in (0, 1)  # 2: it could not run at all
@@ -585,6 +656,8 @@ def main(argv: list[str] | None = None) -> int:
             batch["own_s"] = [float(run["duration_s"]) for run in runs]  # next to the batch's wall time
             batch["profile"] = time_profile(runs)
             batches.append(batch)
+        worked = [exercise_set for exercise_set in graded if exercise_set != FLOOR]
+        required = run_required(folder, worked) if REQUIRED in args.sets and worked else None
         sample = kernel_sample(folder, submissions, args.kernel_sample) if args.kernel_sample > 0 else []
         kernel = kernel_seconds(sample) if sample else "--kernel-sample 0"
 
@@ -595,8 +668,9 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "submissions": [{"student": s.student, "style": s.style, "bugs": list(s.bugs)} for s in submissions],
         "batches": batches,
+        "required": required,
         "kernel": {"notebooks": [p.name for p in sample], "seconds": kernel},
-        "summary": summarise(batches, kernel, n, cores),
+        "summary": summarise(batches, kernel, n, cores, required),
     }
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")

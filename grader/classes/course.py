@@ -135,6 +135,7 @@ class Course:
         was recorded kept (`interrupted`). Publishes nothing: `publish` does, after."""
         from grader.classes.definitions import fingerprints
         from grader.classes.pool import Pool
+        from grader.render import html
 
         graded = Graded()
         with Pool(workers, spec, folders) as pool:  # the zygote first, then the exercises' `import torch`
@@ -167,6 +168,7 @@ class Course:
 
                 if progress is not None:
                     progress.start(len(requests))
+                html.prepare()  # once, here: every judge forked from this process inherits the compiled templates
                 started = time.monotonic()
                 try:
                     pool.grade(list(requests), self.outdir / "workers.log", answered)

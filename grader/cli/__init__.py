@@ -9,6 +9,7 @@ grader itself failed), with one line on stderr; 130 `grade batch` interrupted.
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
 import warnings
@@ -19,7 +20,6 @@ from typing import IO, Any, Iterator
 import click
 
 from grader import __version__
-from grader.cli import adjust, batch, ci, export, grade, gradescope, listing, merge, release, similar
 from grader.cli.options import spoken, warn
 from grader.judge.launcher import BLAS_THREADS
 from grader.messages import catalogue
@@ -29,6 +29,22 @@ from grader.outputs.safe_text import one_line
 __all__ = ["cli", "main", "EXIT_FULL", "EXIT_PARTIAL", "EXIT_CANNOT_GRADE", "EXIT_INTERRUPTED"]
 
 os.environ.setdefault(*BLAS_THREADS)  # before anything imports torch
+
+# Each command's module, imported when the command runs (or help lists them): `grade EXERCISE FILE` starts its
+# zygote once its own module is imported, and every import before that start is time the two torch imports do
+# not share (click's lazily loading group).
+COMMANDS = {
+    "list": ("grader.cli.listing", "list_command"),
+    "exercise": ("grader.cli.grade", "exercise_command"),
+    "batch": ("grader.cli.batch", "batch_command"),
+    "export": ("grader.cli.export", "export_command"),
+    "merge": ("grader.cli.merge", "merge_command"),
+    "similar": ("grader.cli.similar", "similar_command"),
+    "gradescope": ("grader.cli.gradescope", "gradescope_command"),
+    "ci": ("grader.cli.ci", "ci_command"),
+    "adjust": ("grader.cli.adjust", "adjust_command"),
+    "release": ("grader.cli.release", "release_command"),
+}
 
 
 class GradeGroup(click.Group):
@@ -59,8 +75,18 @@ class GradeGroup(click.Group):
         with usage_in_language():  # the group's own options (`grade --no-such-option`)
             return super().parse_args(ctx, args)
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, command = COMMANDS[name]
+        found: click.Command = getattr(importlib.import_module(module), command)
+        return found
+
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
+        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
             args = ["exercise", *args]
         return super().resolve_command(ctx, args)
 
@@ -153,11 +179,6 @@ def cli(ctx: click.Context, folders: tuple[Path, ...]) -> None:
     """
     ctx.ensure_object(dict)["folders"] = folders  # a test run may have handed in its launcher beside them
 
-
-for _command in (listing.list_command, grade.exercise_command, batch.batch_command, export.export_command,
-                 merge.merge_command, similar.similar_command, gradescope.gradescope_command, ci.ci_command,
-                 adjust.adjust_command, release.release_command):
-    cli.add_command(_command)
 
 
 def main() -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -53,14 +54,29 @@ def exercise_command(exercise_id: str, submission: Path, json_path: str | None, 
     if open_page and paths.is_stdout(page):
         raise GraderError("cli.open_stdout")
     with new_grader() as grader:  # one file, with the files beside it, as the student ran it
-        run = grader.grade(submission, grader.select(exercise_id), seed=seed, lang=lang, timeout=timeout,
-                           beside=True)
+        exercises = grader.select(exercise_id)
+        # The page's templates compile while the submission runs: the judge mostly waits on it meanwhile.
+        renderer = threading.Thread(target=_prepare_page, name="prepare-page", daemon=True)
+        renderer.start()
+        run = grader.grade(submission, exercises, seed=seed, lang=lang, timeout=timeout, beside=True)
+        renderer.join()
     _write_outputs(run, page, json_path)
     if open_page:
         _open(page, lang)
     if run.grader_fault:
         return EXIT_CANNOT_GRADE
     return EXIT_FULL if run.full_marks else EXIT_PARTIAL
+
+
+def _prepare_page() -> None:
+    """Compile the page's templates ahead (grader.render.html.prepare). Whatever goes wrong here goes wrong again
+    when the page is rendered, and is told there, through the command's one error path: not from a thread."""
+    try:
+        from grader.render import html
+
+        html.prepare()
+    except Exception:  # noqa: BLE001 (told when the page renders)
+        pass
 
 
 def _write_outputs(run: Any, page: Path, json_path: str | None) -> None:

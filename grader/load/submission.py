@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Sequence
 
-import nbformat
 
 from grader.messages.errors import GraderError
 
@@ -198,6 +197,8 @@ def notebook_cells(text: str, path: Path) -> tuple[list[Cell], str]:
     conflict = _MERGE_CONFLICT.search(text)
     if conflict is not None:  # nbformat would say "does not appear to be JSON"
         raise LoadError("cli.merge_conflict", path=str(path), line=text.count("\n", 0, conflict.start()) + 1)
+    import nbformat  # here, not at the top: ~0.1 s with its jsonschema, which a .py submission never needs
+
     try:
         with warnings.catch_warnings():  # a cell without an id (older notebooks): nothing the student must fix
             warnings.simplefilter("ignore")
