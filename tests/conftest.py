@@ -240,10 +240,7 @@ def _results_follow_their_schema(request: pytest.FixtureRequest) -> Iterator[Non
     yield
     if folder is not None:
         _CHECKED.add(folder)
-        broken = results_off_schema(folder)
-        if broken:
-            pytest.fail("results off their schema (grader/results/result.schema.json):\n" + "\n".join(broken),
-                        pytrace=False)
+        _fail_if_off_schema(results_off_schema(folder))
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -253,8 +250,11 @@ def _module_results_follow_their_schema(tmp_path_factory: pytest.TempPathFactory
     base = tmp_path_factory.getbasetemp()
     before = set(base.iterdir())
     yield
-    broken = [line for folder in sorted(set(base.iterdir()) - before - _CHECKED) if folder.is_dir()
-              for line in results_off_schema(folder)]
+    _fail_if_off_schema([line for folder in sorted(set(base.iterdir()) - before - _CHECKED) if folder.is_dir()
+                         for line in results_off_schema(folder)])
+
+
+def _fail_if_off_schema(broken: list[str]) -> None:
     if broken:
         pytest.fail("results off their schema (grader/results/result.schema.json):\n" + "\n".join(broken),
                     pytrace=False)

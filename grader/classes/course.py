@@ -35,7 +35,7 @@ from grader.outputs.names import page_name
 from grader.outputs.paths import write_atomic
 from grader.outputs.safe_text import json_text
 from grader.results import FILES, Entry, LeftOut, LookAlike, SubmissionResult, Ungraded, capped
-from grader.results.release import ForStudents, Policy, for_students
+from grader.results.release import Policy, for_students
 
 
 class Watcher(Protocol):
@@ -123,10 +123,6 @@ class Course:
     def left_out(self) -> list[LeftOut]:
         return self.book.left_out()
 
-    def for_students(self, entry: Entry) -> ForStudents:
-        """An entry's result as its student may see it now: what every output of the course for students shows."""
-        return for_students(entry.result, self.shown)
-
     def grade(self, sources: Sequence[Path], spec: str, *, folders: Sequence[Path] = (), pattern: str | None = None,
               part: tuple[int, int] | None = None, workers: int = 1, timeout: float = 60.0, seed: int | None = None,
               force: bool = False, before_release: Policy | None = None, progress: Watcher | None = None) -> Graded:
@@ -139,8 +135,7 @@ class Course:
 
         graded = Graded()
         with Pool(workers, spec, folders) as pool:  # the zygote first, then the exercises' `import torch`
-            ids = [exercise.id for exercise in pool.exercises]
-            self.exercise_set = exercise_set(ids)
+            self.exercise_set = exercise_set([exercise.id for exercise in pool.exercises])
             workdir = self.outdir / ".sources"
             shutil.rmtree(workdir, ignore_errors=True)
             workdir.mkdir(parents=True)
@@ -162,7 +157,7 @@ class Course:
                                     outdir=str(self.outdir)): (s, sha) for s, sha, job_seed in jobs}
 
                 def answered(request: Request, outcome: SubmissionResult) -> None:
-                    graded.add(self._record(*requests[request], ids, definitions, outcome))
+                    graded.add(self._record(*requests[request], definitions, outcome))
                     if progress is not None:
                         progress.step()
 
@@ -205,13 +200,13 @@ class Course:
             self.tell(Msg("batch.definition_changed", {"exercise": exercise, "count": count}))
         return todo
 
-    def _record(self, student: Student, sha: str, ids: Sequence[str], definitions: dict[str, str],
-                outcome: SubmissionResult) -> Entry:
+    def _record(self, student: Student, sha: str, definitions: dict[str, str], outcome: SubmissionResult) -> Entry:
         """Commit a judge's answer, as bounded as a result is (docs/json.md): a student's 10,000 files or a
         reason quoting a huge error cost a few lines in each output, not megabytes."""
+        assert self.exercise_set is not None
         if isinstance(outcome, Ungraded):
             outcome = Ungraded(outcome.status, Msg(outcome.problem.key, capped(outcome.problem.args)))
-        return self.book.record(Entry(student=student.name, exercise_set=exercise_set(ids),
+        return self.book.record(Entry(student=student.name, exercise_set=self.exercise_set,
                                       sha256=sha, grader_version=__version__,
                                       files=tuple(f.name for f in student.files[:FILES]), result=outcome,
                                       definitions=definitions, lms_id=student.lms_id, late=student.late))
@@ -295,10 +290,10 @@ class Course:
         Gradescope's visibility. Returns how many."""
         from grader.render import gradescope
 
-        entries = self.entries()
+        entries, shown = self.entries(), self.shown
         for entry in entries:
             name = Path(page_name(entry.label)).with_suffix(".json").name
-            data = gradescope.results(self.for_students(entry), self.lang)
+            data = gradescope.results(for_students(entry.result, shown), self.lang)
             write_atomic(folder / name, json_text(data, indent=2) + "\n", folder)
         return len(entries)
 

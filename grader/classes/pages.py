@@ -13,10 +13,8 @@ from grader.results import RunResult
 from grader.results.release import Policy, withheld
 
 
-def write_page(outdir: Path, label: str, run: RunResult, shown: Policy) -> Path:
-    """Write the page of the student `label` and return where it lies."""
+def write_page(outdir: Path, label: str, run: RunResult, shown: Policy) -> None:
+    """Write the page of the student `label`."""
     from grader.render import html
 
-    page = outdir / page_name(label)
-    write_atomic(page, html.render(withheld(run, shown)), outdir)
-    return page
+    write_atomic(outdir / page_name(label), html.render(withheld(run, shown)), outdir)
