@@ -286,13 +286,12 @@ def unfollowed(sb: SandboxClient, cls: Obj, module: Obj, x: torch.Tensor, out: t
     if order.equal(torch.arange(tokens)):  # the one order under which a mask kept elsewhere would follow
         order = order.flip(0)
     fresh = build(sb, cls, chapter3, *BUILDS[cls.cls][0])
-    sb.load_state(fresh, {name: reordered(t, order) for name, t in state.items()})
     label = f"{cls.cls}.forward (in a fresh instance"
-    moved = sb.forward(fresh, x[..., order, :], label=f"{label}, tokens and masks reordered)")
+    moved = sb.forward(fresh, x[..., order, :], label=f"{label}, tokens and masks reordered)",
+                       load_first={name: reordered(t, order) for name, t in state.items()})
     if close(moved, out[..., order, :], equal_nan=True):
         return None
-    sb.load_state(fresh, state)
-    again = sb.forward(fresh, x, label=f"{label} with the same state)")
+    again = sb.forward(fresh, x, label=f"{label} with the same state)", load_first=state)
     if not close(again, out, equal_nan=True):
         return failed("registered.outside", comparison(out, again), cls=cls.cls, diff=max_diff(out, again))
     if not close(sb.forward(fresh, x[..., order, :], label=f"{label}, tokens reordered)"), moved, equal_nan=True):

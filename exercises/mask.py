@@ -471,20 +471,21 @@ def first_token(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome
 def short(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
     def judge(target: Target, cls: Obj, module: Obj) -> Outcome | None:
         x = torch.randn(2, CONTEXT, target.d_in, generator=rng)
-        outs = {}
         # The shortest first, the full length last (a class may keep what it first saw): one that runs some
         # lengths and not others has a mask that is not cut to the sequence, indexed [n, n] say.
-        for tokens in (*SHORT, CONTEXT):
-            try:
-                outs[tokens] = sb.forward(module, x[:, :tokens].contiguous())
-            except StudentError as exc:
-                if tokens != CONTEXT:
-                    sb.forward(module, x)  # only a short-sequence problem if the full context length runs
-                error = f"{exc.detail.get('type')}: {exc.detail.get('message', '')}"
-                return failed("short.raised", {"error": exc.detail}, cls=target.name, tokens=tokens,
-                              context=CONTEXT, error=error[:300].rstrip("."))
-            if list(outs[tokens].shape[:2]) != [2, tokens]:
-                return failed("short.shape", cls=target.name, tokens=tokens, shape=list(outs[tokens].shape))
+        lengths = (*SHORT, CONTEXT)
+        ran, raised = sb.forward_each(module, [x[:, :tokens].contiguous() for tokens in lengths])
+        outs = dict(zip(lengths, ran))
+        for tokens, out in outs.items():
+            if list(out.shape[:2]) != [2, tokens]:
+                return failed("short.shape", cls=target.name, tokens=tokens, shape=list(out.shape))
+        if raised is not None:
+            tokens = lengths[len(ran)]
+            if tokens != CONTEXT:
+                sb.forward(module, x)  # only a short-sequence problem if the full context length runs
+            error = f"{raised.detail.get('type')}: {raised.detail.get('message', '')}"
+            return failed("short.raised", {"error": raised.detail}, cls=target.name, tokens=tokens,
+                          context=CONTEXT, error=error[:300].rstrip("."))
         # On the longest short one: one token alone may be all NaN for a mask bug that other checks charge.
         if constant(outs[SHORT[-1]]):
             return computes_nothing(target.name, outs[SHORT[-1]])

@@ -307,8 +307,9 @@ def test_the_layer_rule_finds_an_arrow_up() -> None:
 
 def test_no_command_imports_another() -> None:
     """Each command module is one command (docs/design.md): what two commands share lives in grader.cli.options or
-    in the library object they call, never in one of them for the other to import. The group imports them all."""
-    shared = {"grader.cli", "grader.cli.options"}
+    in the library object they call, never in one of them for the other to import. The group (grader.cli.group)
+    imports them all, by the names grader.cli.commands gives them."""
+    shared = {"grader.cli", "grader.cli.options", "grader.cli.group", "grader.cli.commands"}
     crossing = sorted(f"{module} -> {target}" for module, targets in graph().items() if module not in shared
                       and module.startswith("grader.cli.") for target in targets
                       if target.startswith("grader.cli.") and target not in shared)

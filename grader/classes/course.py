@@ -149,11 +149,12 @@ class Course:
                 definitions = fingerprints(pool.exercises)
                 self._pages_stale = release.choose(self.book, before_release)[1]
                 self.book.leave_out(skipped)
-                jobs = self._pending(students, definitions, force, seed)
+                class_seed = seeds.fresh() if seed is None else seed
+                jobs = self._pending(students, definitions, force, class_seed)
                 graded.already, graded.to_grade = len(students) - len(jobs), len(jobs)
                 shown = self.shown
                 requests = {Request(label=s.label, files=tuple(str(f) for f in s.files), handed_in=s.shown,
-                                    seed=job_seed, timeout=timeout, lang=self.lang, shown=shown,
+                                    seed=job_seed, class_seed=class_seed, timeout=timeout, lang=self.lang, shown=shown,
                                     outdir=str(self.outdir)): (s, sha) for s, sha, job_seed in jobs}
 
                 def answered(request: Request, outcome: SubmissionResult) -> None:
@@ -181,10 +182,10 @@ class Course:
         return graded
 
     def _pending(self, students: Sequence[Student], definitions: dict[str, str], force: bool,
-                 seed: int | None) -> list[tuple[Student, str, int]]:
-        """The students to grade now, each with their files' sha256 and the seed of its hidden inputs: fresh every
-        run; with `seed`, the same inputs again for each student. Tells, per exercise whose definition changed, how
-        many are graded again for it."""
+                 class_seed: int) -> list[tuple[Student, str, int]]:
+        """The students to grade now, each with their files' sha256 and the seed of its own hidden inputs, drawn from
+        the class's (fresh every run, or the one `--seed` gives: then the same inputs again for each student). Tells,
+        per exercise whose definition changed, how many are graded again for it."""
         assert self.exercise_set is not None
         todo: list[tuple[Student, str, int]] = []
         changed: dict[str, int] = {}
@@ -195,7 +196,7 @@ class Course:
             for exercise in differs:
                 changed[exercise] = changed.get(exercise, 0) + 1
             if not done or force:
-                todo.append((student, sha, seeds.fresh() if seed is None else seeds.derive(seed, student.who)))
+                todo.append((student, sha, seeds.derive(class_seed, student.who)))
         for exercise, count in changed.items():
             self.tell(Msg("batch.definition_changed", {"exercise": exercise, "count": count}))
         return todo

@@ -22,7 +22,8 @@ class Request:
     label: str  # the student as their page is named (grader.results.entry.Entry.label)
     files: tuple[str, ...]
     handed_in: str  # what the student handed in, which titles the page (`class.zip:wangwei_1111_501_a.py`)
-    seed: int
+    seed: int  # the student's own draw
+    class_seed: int  # the draw the class shares where sandboxes keep classmates apart (grader.judge.seeds)
     timeout: float
     lang: str
     shown: Policy  # what the page shows before release

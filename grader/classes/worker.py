@@ -89,7 +89,8 @@ def grade_job(request: Request, exercises: Sequence[Exercise], grader: Grader) -
     from grader.results import SubmissionResult, Ungraded
 
     try:
-        outcome: SubmissionResult = grader.outcome(request.paths, exercises, seed=request.seed, lang=request.lang,
+        outcome: SubmissionResult = grader.outcome(request.paths, exercises, seed=request.seed,
+                                                   class_seed=request.class_seed, lang=request.lang,
                                                    timeout=request.timeout)
     except Exception as exc:  # a grader bug: recorded, and the submission is graded again next run
         outcome = Ungraded("error", Msg("batch.grader_error", {"error": f"{type(exc).__name__}: {exc}"}))

@@ -17,14 +17,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 
-import torch
-
 from grader import wire
 from grader.judge import budget, protocol, seeds
 from grader.judge.accelerator import driver_kind, judge_accelerator
+from grader.judge.asking import Asking
 from grader.judge.launcher import Launcher, LaunchError
-from grader.judge.probes import (AnswerTooLarge, BadReturn, BudgetExhausted, ChildCrashed, Obj, ProbeTimeout,
-                                  ProtocolViolation, StudentError, clean_error, describe_value, show_args)
+from grader.judge.probes import (AnswerTooLarge, BudgetExhausted, ChildCrashed, Obj, ProbeTimeout, ProtocolViolation,
+                                  StudentError, clean_error)
 from grader.judge.memory import MemoryCap
 from grader.judge.scratch import Copied, Scratch
 from grader.judge.secrets import hidden_paths, without_grader_code
@@ -36,11 +35,6 @@ T = TypeVar("T")
 
 WITHOUT_VAR = "GRADER_SANDBOX_WITHOUT"
 OUTPUT_TAIL = 8192
-# The most a call's answer carries (tensor bytes): the output of a forward and the like. No exercise's honest
-# answer comes near it (attention weights beside a GPT-2-sized output at 1024 tokens are 96 MiB), and what
-# a judge holds per answer stays a fraction of the wire's cap, which only the lecture's data needs
-# (the variables probe) and a module's weights may (state).
-ANSWER_BYTES = 128 * 2**20
 WATCH_S = 0.1  # how often the judge measures what no wall of the child caps (_watch)
 
 
@@ -54,7 +48,9 @@ class _Child:
     sock: socket.socket
 
 
-class SandboxClient:
+class SandboxClient(Asking):
+    """One submission's sandbox: its cells run once, then each check's probes (grader.judge.asking)."""
+
     def __init__(self, submission: Submission, launcher: Launcher, budget_s: float = 60.0,
                  limits: Limits = Limits(), probe_timeout: float | None = None, seed: int = 0,
                  data: Sequence[Copied] = ()) -> None:
@@ -282,103 +278,6 @@ class SandboxClient:
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
-
-    def _ref(self, obj: Obj) -> dict[str, int]:
-        if obj.generation != self.generation:
-            raise ChildCrashed(f"{obj.name}", {"restarted": 1})
-        return {"__ref__": obj.ref}
-
-    def _obj(self, value: Any, label: str) -> Obj:
-        """A handle on what the child returned: anything but an object it kept is the submission's bad
-        return; a handle whose description does not fit the protocol, a protocol violation."""
-        if not (isinstance(value, dict) and "__ref__" in value):
-            raise BadReturn(label, describe_value(value))
-        ref, info = self._valid(label, protocol.handle, value)
-        return Obj(ref, info, self.generation)
-
-    def _valid(self, label: str, validate: Callable[..., T], value: Any, *args: Any) -> T:
-        """validate(value, *args), or the child is stopped: an answer that does not fit the protocol
-        (grader.judge.protocol) is the submission's failure, `check.protocol`."""
-        try:
-            return validate(value, *args)
-        except protocol.Invalid as exc:
-            self._kill()
-            raise ProtocolViolation(label, str(exc)) from None
-
-    def construct(self, cls: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
-        label = label or f"{cls.cls}({show_args(args, kwargs)})"
-        self._ensure_child()
-        value = self._probe("construct", label, None, f"{cls.cls}.__init__", ref=self._ref(cls)["__ref__"],
-                            args=list(args), kwargs=kwargs)
-        return self._obj(value, label)
-
-    def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:
-        """The submission's top-level values of these names (those it bound), now or as `cell` left them;
-        a value that could not be sent comes back as {"__unreadable__": why}. A claim to check, like
-        every answer."""
-        self._ensure_child()
-        label = f"reading your variables ({', '.join(names)})"
-        value = self._probe("variables", label, names=list(names), cell=cell)
-        return self._valid(label, protocol.values, value, names)
-
-    def call(self, target: Obj, *args: Any, method: str | None = None, label: str | None = None,
-             timeout: float | None = None, device: str | None = None, **kwargs: Any) -> Any:
-        label = label or f"{target.name}{'.' + method if method else ''}({show_args(args, kwargs)})"
-        self._ensure_child()
-        args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
-        return self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}", most=ANSWER_BYTES,
-                           ref=self._ref(target)["__ref__"], args=list(args),
-                           kwargs=kwargs, method=method, device=device)
-
-    def call_module(self, target: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
-        label = label or f"{target.name}({show_args(args, kwargs)})"
-        return self._obj(self.call(target, *args, label=label, **kwargs), label)
-
-    def forward(self, module: Obj, x: torch.Tensor, label: str | None = None,
-                timeout: float | None = None, device: str | None = None) -> torch.Tensor:
-        """Call the module on x (in eval mode, no grad); its output must be one floating tensor."""
-        label = label or f"{module.cls}.forward (input {tuple(x.shape)})"
-        out = self.call(module, x, label=label, timeout=timeout, device=device)
-        if isinstance(out, list) and out and isinstance(out[0], torch.Tensor):
-            out = out[0]  # (output, attention weights) style returns
-        if not isinstance(out, torch.Tensor) or not out.is_floating_point():
-            raise BadReturn(label, describe_value(out))
-        return out
-
-    def load_state(self, module: Obj, tensors: dict[str, torch.Tensor]) -> None:
-        label = f"loading weights into {module.cls}"
-        loaded = self._probe("load_state", label, None, ref=self._ref(module)["__ref__"], tensors=tensors)
-        self._valid(label, protocol.name_list, loaded)
-
-    def state(self, module: Obj, names: list[str] | None = None) -> dict[str, torch.Tensor]:
-        label = f"reading the tensors of {module.name}"
-        value = self._probe("state", label, None, ref=self._ref(module)["__ref__"], names=names)
-        return self._valid(label, protocol.tensors, value)
-
-    def submodule(self, module: Obj, name: str) -> Obj:
-        """The module that `module` holds under `name`, as its description names it (`heads.0`, also for a
-        head kept in a plain list: grader.sandbox.inventory.held_modules)."""
-        label = f"{module.name}.{name}"
-        return self._obj(self._probe("submodule", label, None, ref=self._ref(module)["__ref__"], name=name), label)
-
-    def describe(self, obj: Obj) -> dict[str, Any]:
-        """The object's description now; {} for one the child does not describe."""
-        label = f"describing {obj.name}"
-        value = self._probe("describe", label, None, ref=self._ref(obj)["__ref__"])
-        return {} if value is None else self._valid(label, protocol.description, value)
-
-    def left_behind(self, module: Obj, x: torch.Tensor, move: bool = True) -> tuple[list[dict[str, Any]], str]:
-        """(the tensors the forward on x mixed with the module's after .to(device) left them on the CPU,
-        and the type of error that stopped the forward on the stand-in device, or ""): a claim for the
-        device check (grader.sandbox.placement). With move the module is moved for good: pass a fresh one."""
-        label = f"{module.cls}.to(device).forward (input {tuple(x.shape)})"
-        finding = protocol.record({"kind": protocol.text, "name": protocol.text, "shape": protocol.shape,
-                                   "op": protocol.text})
-        value = self._probe("left_behind", label, None, f"{module.cls}.__call__", ref=self._ref(module)["__ref__"],
-                            x=x, move=move)
-        report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
-                             value, "left_behind")
-        return report["found"], report["error"]
 
 
 def _output_file() -> int:

@@ -39,6 +39,7 @@ class Grader:
         self.folders = tuple(folders)
         self._given = launcher
         self._launcher: Launcher | None = None
+        self._classmates_apart = False  # whether its last sandbox kept classmates apart (seeds.shareable)
 
     def __enter__(self) -> Grader:
         # The judge holds the expected values: no child may read its memory. For the process's life, never
@@ -82,29 +83,36 @@ class Grader:
         return select(spec, self.exercises)
 
     def grade(self, source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], *,
-              lang: str, timeout: float, seed: int | None = None, beside: bool = False,
-              limits: Limits = Limits()) -> RunResult:
+              lang: str, timeout: float, seed: int | None = None, class_seed: int | None = None,
+              beside: bool = False, limits: Limits = Limits()) -> RunResult:
         """Grade one file (`beside`: with the files beside it), one student's files together, or what a
         kernel ran, under the sandbox's `limits` (its defaults unless given). Raises LoadError when the
-        submission cannot be graded, SandboxFailed when the machine cannot start a sandbox."""
+        submission cannot be graded, SandboxFailed when the machine cannot start a sandbox. `class_seed`: a
+        batch's one draw for its class, taken once this Grader's sandboxes have shown they keep classmates
+        apart (its first student of a batch is graded on `seed`, the student's own, as everyone is elsewhere)."""
         from grader.judge import seeds
         from grader.judge.grading import grade
 
         try:
-            return grade(source, exercises, self.launcher, seed=seeds.fresh() if seed is None else seed,
-                         lang=lang, timeout=timeout, beside=beside, limits=limits)
+            run = grade(source, exercises, self.launcher, seed=seeds.fresh() if seed is None else seed,
+                        class_seed=class_seed if self._classmates_apart else None, lang=lang, timeout=timeout,
+                        beside=beside, limits=limits)
         except LaunchError as exc:
             raise SandboxFailed(exc) from None
+        self._classmates_apart = seeds.shareable(run.protections)
+        return run
 
     def outcome(self, source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], *,
-                lang: str, timeout: float, seed: int | None = None, beside: bool = False) -> SubmissionResult:
+                lang: str, timeout: float, seed: int | None = None, class_seed: int | None = None,
+                beside: bool = False) -> SubmissionResult:
         """As `grade`, with "could not grade" as a result: `Ungraded("ungradable")` for the student's
         files, `Ungraded("error")` when the sandbox could not start."""
         from grader.load.submission import LoadError
         from grader.results import Ungraded
 
         try:
-            return self.grade(source, exercises, lang=lang, timeout=timeout, seed=seed, beside=beside)
+            return self.grade(source, exercises, lang=lang, timeout=timeout, seed=seed, class_seed=class_seed,
+                              beside=beside)
         except LoadError as exc:
             return Ungraded("ungradable", exc.msg)
         except SandboxFailed as exc:

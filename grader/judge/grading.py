@@ -38,12 +38,15 @@ from grader.sandbox.limits import Limits
 
 
 def grade(source: Path | Sequence[Path] | Submission, exercises: Sequence[Exercise], launcher: Launcher, *, seed: int,
-          lang: str = "en", timeout: float = 60.0, limits: Limits = Limits(), beside: bool = False) -> RunResult:
+          class_seed: int | None = None, lang: str = "en", timeout: float = 60.0, limits: Limits = Limits(),
+          beside: bool = False) -> RunResult:
     """Grade one file, one student's files together, or a submission already loaded (what a Jupyter
     kernel ran). Raises grader.load.submission.LoadError when the
     submission cannot be graded at all. `beside`: one file also gets the files beside it, read-only
     (the command line's single-file mode; docs/students.md, "Files beside the submission"); an exercise's
-    bundled data file is then only the fallback for a student who has no file of that name."""
+    bundled data file is then only the fallback for a student who has no file of that name. `class_seed`: the
+    draw a batch shares among its students, used where the sandbox keeps classmates apart (seeds.shareable),
+    else `seed`, the student's own; the result records the one its checks drew from."""
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     torch.set_num_threads(1)  # as in the child: on small tensors a thread pool only spins
@@ -53,14 +56,16 @@ def grade(source: Path | Sequence[Path] | Submission, exercises: Sequence[Exerci
     found = siblings(submission.path, named_paths(submission.cells)) if beside and single else Siblings()
     own = {sibling.name for sibling in found.files}
     data = dict.fromkeys(path for exercise in exercises for path in exercise.data if path.name not in own)
-    sandbox = SandboxClient(submission, launcher, budget_s=timeout, limits=limits, seed=seed,
-                      data=[*data, *found.files])
+    sandbox = SandboxClient(submission, launcher, budget_s=timeout, limits=limits,
+                            seed=seed if class_seed is None else class_seed, data=[*data, *found.files])
     try:
         try:
             sandbox.start()
         except ProbeFailure:
             pass  # whatever stopped the cells is recorded per cell; the checks report what is missing
         cells_s = time.monotonic() - started
+        if class_seed is not None and seeds.shareable(sandbox.protections):
+            seed = class_seed
         results = tuple(_run_exercise(ex, sandbox, seed, lang) for ex in exercises)
         cells = sandbox.cell_records()
         output = sandbox.output_tail()

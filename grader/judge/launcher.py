@@ -5,6 +5,7 @@ that speaks grader.wire, and both reap what they started.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -262,6 +263,27 @@ def zygotes_available() -> bool:
     return sys.platform.startswith("linux") and hasattr(socket, "send_fds")
 
 
+_EARLY: list[ZygoteLauncher] = []  # the zygote grader.cli.main started, until a Grader takes it
+
+
+def start_early() -> None:
+    """Start the zygote `grade EXERCISE FILE` will grade with, first thing (grader.cli.main); one the command never
+    took (it stopped before grading: a missing file) is killed at exit, however far its import of torch got."""
+    if zygotes_available():
+        _EARLY.append(ZygoteLauncher())
+        atexit.register(_drop_early)
+
+
+def _drop_early() -> None:
+    for launcher in _EARLY:
+        launcher.zygote.proc.kill()
+        launcher.close()
+    _EARLY.clear()
+
+
 def default_launcher() -> Launcher:
-    """The launcher this platform grades with, for `Grader` alone, which hides its process from tracing first."""
+    """The launcher this platform grades with, for `Grader` alone, which hides its process from tracing first:
+    the zygote started early in this process (start_early), else a new one."""
+    if _EARLY and _EARLY[-1].zygote.owner == os.getpid():
+        return _EARLY.pop()
     return ZygoteLauncher() if zygotes_available() else SpawnLauncher()

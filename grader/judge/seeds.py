@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Sequence
 
 BITS = 63  # what SQLite's INTEGER and every JSON reader keep exactly
 
@@ -22,3 +23,14 @@ def derive(seed: int, *labels: str) -> int:
     the others except through `seed`."""
     digest = hashlib.sha256("/".join([str(seed), *labels]).encode()).digest()
     return int.from_bytes(digest[:8], "big") & (2**BITS - 1)
+
+
+def shareable(protections: Sequence[str]) -> bool:
+    """Whether students of one batch may be graded on one draw of hidden inputs: where no sandbox can leave
+    anything for a later or concurrent one (docs/security.md, "One draw for a class"). Landlock lets it write
+    nothing but its own scratch folder, which goes with it; seccomp refuses connect() and System V IPC; a PID
+    namespace, a uid of its own or Landlock's scoping (ABI 6) keeps its signals from a classmate's sandbox."""
+    landlock = [int(p.removeprefix("landlock-abi")) for p in protections if p.startswith("landlock-abi")]
+    if not landlock or "seccomp" not in protections:
+        return False
+    return "pid-namespace" in protections or "unprivileged-user" in protections or max(landlock) >= 6

@@ -48,6 +48,7 @@ class Child:
             "inventory": self.inventory,
             "construct": self.construct,
             "call": self.call,
+            "forward_each": self.forward_each,
             "load_state": self.load_state,
             "state": self.state,
             "describe": self.describe,
@@ -142,7 +143,16 @@ class Child:
         return self.export(self.objects[ref](*self.resolve(args), **self.resolve(kwargs)))
 
     def call(self, ref: int, args: list[Any], kwargs: dict[str, Any], method: str | None = None,
-             device: str | None = None, grad: bool = False, eval_mode: bool = True) -> Any:
+             device: str | None = None, grad: bool = False, eval_mode: bool = True,
+             load_first: dict[str, torch.Tensor] | None = None) -> Any:
+        """The call, after `load_first` was loaded into the target (load_state) where it is given: one round
+        trip for the two. A load that raises is answered as {"__unloaded__": why}, so the judge tells it
+        from the call's own error."""
+        if load_first is not None:
+            try:
+                self.load_state(ref, load_first)
+            except Exception as exc:
+                return {"__unloaded__": self.error_info(exc)}
         target = self.objects[ref]
         if isinstance(target, nn.Module):
             if eval_mode:
@@ -154,10 +164,21 @@ class Child:
         with torch.set_grad_enabled(grad):
             return self.export(fn(*args, **kwargs))
 
+    def forward_each(self, ref: int, inputs: list[Any]) -> dict[str, Any]:
+        """The module called on each input in turn, as `call` calls it, in one round trip: the outputs up to the
+        first call that raises, and why that one raised (None where none did); the inputs after it are not run."""
+        outputs = []
+        for x in inputs:
+            try:
+                outputs.append(self.call(ref, [x], {}))
+            except BaseException as exc:  # as serve() answers one call that raises
+                return {"outputs": outputs, "raised": self.error_info(exc)}
+        return {"outputs": outputs, "raised": None}
+
     def load_state(self, ref: int, tensors: dict[str, torch.Tensor]) -> list[str]:
         """Copy the judge's tensors in, by the names the module's description gave them (held modules too)."""
         module: nn.Module = self.objects[ref]
-        held = _named_state(module)
+        held = inventory.named_state(module)
         with torch.no_grad():
             for name, value in tensors.items():
                 if name not in held:
@@ -167,7 +188,7 @@ class Child:
 
     def state(self, ref: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
         module: nn.Module = self.objects[ref]
-        found = _named_state(module)
+        found = inventory.named_state(module)
         for item in inventory.plain_tensors(module):
             owner, _, attr = item["name"].rpartition(".")
             found[item["name"]] = getattr(inventory.submodule(module, owner), attr)
@@ -275,11 +296,6 @@ class InterruptAfter:
     def __exit__(self, *exc: Any) -> None:
         if self.seconds:
             signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _named_state(module: nn.Module) -> dict[str, torch.Tensor]:
-    """The module's parameters and buffers by the names its description gives them."""
-    return dict(inventory.held_tensors(module, "parameters") + inventory.held_tensors(module, "buffers"))
 
 
 def _display(*objects: Any, **_: Any) -> None:

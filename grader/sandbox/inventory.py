@@ -10,6 +10,7 @@ import inspect
 import os
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
@@ -131,12 +132,13 @@ def own_instance(obj: Any, own_files: set[str]) -> bool:
 
 
 def describe_module(module: nn.Module) -> dict[str, Any]:
+    """Names, shapes and flags of what the module holds, from one walk of the modules it holds (held)."""
+    walk = held(module)
     parameters = [{"name": name, "shape": list(p.shape), "dtype": str(p.dtype), "requires_grad": p.requires_grad}
-                  for name, p in held_tensors(module, "parameters")]
+                  for name, p in held_tensors(module, "parameters", walk)]
     buffers = []
-    held = held_modules(module)
-    owners = dict(held)
-    for name, b in held_tensors(module, "buffers"):
+    owners = dict(walk.modules)
+    for name, b in held_tensors(module, "buffers", walk):
         owner_name, _, leaf = name.rpartition(".")
         owner = owners.get(owner_name, module)
         buffers.append({"name": name, "shape": list(b.shape), "dtype": str(b.dtype),
@@ -147,13 +149,21 @@ def describe_module(module: nn.Module) -> dict[str, Any]:
         "training": module.training,
         "parameters": parameters,
         "buffers": buffers,
-        "plain_tensors": plain_tensors(module),
-        "modules": [{"name": name, "class": type(m).__name__} for name, m in held[1:]],
+        "plain_tensors": plain_tensors(module, walk),
+        "modules": [{"name": name, "class": type(m).__name__} for name, m in walk.modules[1:]],
     }
 
 
 # nn.Module's own tables (what it registered, its hooks): never a student's container of modules.
 _MODULE_INTERNALS = frozenset(vars(nn.Module()))
+
+
+@dataclass(frozen=True)
+class Held:
+    """One walk of the modules a module holds: what a description reads several times over."""
+
+    modules: list[tuple[str, nn.Module]]  # held_modules
+    registered: frozenset[int]  # the ids of those named_modules() gives, whose tensors named_parameters() gives
 
 
 def held_modules(module: nn.Module) -> list[tuple[str, nn.Module]]:
@@ -162,8 +172,13 @@ def held_modules(module: nn.Module) -> list[tuple[str, nn.Module]]:
     an nn.ModuleList or nn.ModuleDict would name them (`heads.0`). parameters() and .to(device) do not see
     the latter, which is the device exercise's to charge; every other exercise judges what the module
     computes, through the modules its forward uses."""
+    return held(module).modules
+
+
+def held(module: nn.Module) -> Held:
     found = list(module.named_modules())[:MAX_ENTRIES]
-    seen = {id(m) for _, m in found}
+    registered = frozenset(id(m) for _, m in found)
+    seen = set(registered)
     for name, current in found:  # grows as it goes: what a held module holds is held too
         if len(found) >= MAX_ENTRIES:
             break
@@ -172,11 +187,11 @@ def held_modules(module: nn.Module) -> list[tuple[str, nn.Module]]:
                 continue
             for key, inner in _contained(value):
                 prefix = f"{name}.{attr}.{key}" if name else f"{attr}.{key}"
-                for sub, held in inner.named_modules(prefix=prefix):
-                    if id(held) not in seen and len(found) < MAX_ENTRIES:
-                        seen.add(id(held))
-                        found.append((sub, held))
-    return found
+                for sub, inner_held in inner.named_modules(prefix=prefix):
+                    if id(inner_held) not in seen and len(found) < MAX_ENTRIES:
+                        seen.add(id(inner_held))
+                        found.append((sub, inner_held))
+    return Held(found, registered)
 
 
 def _contained(value: Any) -> list[tuple[str, nn.Module]]:
@@ -191,20 +206,27 @@ def _contained(value: Any) -> list[tuple[str, nn.Module]]:
             if isinstance(m, nn.Module) and isinstance(key, (int, str)) and str(key) and "." not in str(key)]
 
 
-def held_tensors(module: nn.Module, kind: str) -> list[tuple[str, torch.Tensor]]:
+def held_tensors(module: nn.Module, kind: str, walk: Held | None = None) -> list[tuple[str, torch.Tensor]]:
     """The module's `parameters` or `buffers` by name, as its named_parameters() or named_buffers() gives
-    them, then those of the modules it holds in plain containers (held_modules), each tensor once."""
+    them, then those of the modules it holds in plain containers (held_modules), each tensor once. `walk`:
+    the module's, where the caller has one."""
+    walk = walk or held(module)
     found = list(getattr(module, f"named_{kind}")())[:MAX_ENTRIES]
-    registered = {id(m) for _, m in module.named_modules()}
     seen = {id(t) for _, t in found}
-    for prefix, held in held_modules(module):
-        if id(held) in registered:
+    for prefix, inner in walk.modules:
+        if id(inner) in walk.registered:
             continue
-        for leaf, tensor in getattr(held, f"named_{kind}")(recurse=False):
+        for leaf, tensor in getattr(inner, f"named_{kind}")(recurse=False):
             if id(tensor) not in seen and len(found) < MAX_ENTRIES:
                 seen.add(id(tensor))
                 found.append((f"{prefix}.{leaf}", tensor))
     return found
+
+
+def named_state(module: nn.Module) -> dict[str, torch.Tensor]:
+    """The module's parameters and buffers by the names its description gives them."""
+    walk = held(module)
+    return dict(held_tensors(module, "parameters", walk) + held_tensors(module, "buffers", walk))
 
 
 def submodule(module: nn.Module, name: str) -> nn.Module:
@@ -215,10 +237,10 @@ def submodule(module: nn.Module, name: str) -> nn.Module:
     raise AttributeError(f"{type(module).__name__} has no submodule {name!r}")
 
 
-def plain_tensors(module: nn.Module) -> list[dict[str, Any]]:
+def plain_tensors(module: nn.Module, walk: Held | None = None) -> list[dict[str, Any]]:
     """Tensors held as ordinary attributes: `.to(device)` leaves them behind."""
     found = []
-    for prefix, m in held_modules(module):
+    for prefix, m in (walk or held(module)).modules:
         for attr, value in vars(m).items():
             if isinstance(value, torch.Tensor) and not isinstance(value, nn.Parameter):
                 found.append({"name": f"{prefix}.{attr}" if prefix else attr, "shape": list(value.shape)})

@@ -1,4 +1,4 @@
-"""Every command's errors pass through the one edge (grader.cli.GradeGroup): each bad input gives exactly
+"""Every command's errors pass through the one edge (grader.cli.group.GradeGroup): each bad input gives exactly
 one line on stderr, `grade: ` and the catalogue's message, in the language asked for, no traceback,
 and the documented exit code (grader.messages.errors). Run in-process with the test run's zygote."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The hostile corpus, against the judge's own resources: whatever comes back, the judge is bounded
 (docs/design.md, "The judge is bounded whatever comes back"; README, "What the sandbox guarantees").
 
-* Memory: an answer past what a call may answer (grader.judge.client.ANSWER_BYTES) is refused unread, and one
+* Memory: an answer past what a call may answer (grader.judge.asking.ANSWER_BYTES) is refused unread, and one
   under it costs the judge little beside holding it: evidence code converts only what it shows, tensors of
   the shape it asked for, or a chunk at a time.
 * CPU: the judge's own work on an answer is bounded by what it asked (an encode of s answers len(s) ids),
@@ -39,7 +39,7 @@ from grader import wire
 from grader.classes.gradebook import FILENAME
 from grader.judge.launcher import ZygoteLauncher, python_env
 from grader.results import RunResult, from_json
-from grader.judge.client import ANSWER_BYTES
+from grader.judge.asking import ANSWER_BYTES
 from exercise.test_gpt_data import LECTURE
 
 from .test_attacks import ALL_31, SOURCE, Hostile, after, hostile  # noqa: F401

@@ -158,6 +158,22 @@ def test_a_submission_cannot_fill_the_disk(hostile: Hostile, without: str) -> No
     assert honest.full_marks
 
 
+@pytest.mark.parametrize("without", ["", "namespaces"], indirect=True, ids=["tmpfs", "judge-watch"])
+def test_files_filled_through_mappings_count_as_they_grow(hostile: Hostile, without: str) -> None:
+    """Files made at once as holes, then filled page by page through shared mappings: no new entry and no
+    write() as they grow. The tmpfs refuses the page past its size (the child ends on SIGBUS) and the judge's
+    watch, which measures blocks, stops the child near the quota; the answers keep their points."""
+    quota = Limits().disk_bytes
+    run = hostile.grade(after(hostile.attack("disk_fill_mapped")), "3.1", timeout=60)
+    record = cell(run, 2)
+    assert record.status == "crashed", record
+    filled = [int(line.split()[1]) for line in printed(run, "FILLED")]
+    assert max(filled, default=0) * MIB < 2 * quota, filled
+    if without:
+        assert "disk-watch" in run.protections and record.error == {"how": {"disk_bytes": quota}}, record
+    assert statuses(run, "3.1") == ALL_31
+
+
 # -- 7. hidden inputs --------------------------------------------------------------------------------------------
 def test_the_sandbox_seed_predicts_no_hidden_input(hostile: Hostile) -> None:
     """The child's torch.initial_seed() run through the judge's formula for a check's generator gives
