@@ -24,31 +24,34 @@ T = TypeVar("T")
 
 class Recent:
     """The last results of the computations given to `get`: for each shape of arguments (the function, and
-    every tensor's dtype and shape), the last `per_shape` of them, the least recently used shapes dropped first
-    past `most_bytes` of tensors held (arguments and results). A ch03 grade asks for about twenty, of a dozen
+    every tensor's dtype, shape and device), the last `per_shape` of them, the least recently used shapes dropped
+    first past `most_bytes` of tensors held (arguments and results). A ch03 grade asks for about twenty, of a dozen
     shapes, about 30 MB in all (3.3's weights and its 1024-token input), between one student's 3.3 reference and
     the next's; the bound keeps a judge's memory to that whatever shapes a class's answers bring."""
 
     def __init__(self, most_bytes: int = 64 << 20, per_shape: int = 2) -> None:
         self._most_bytes = most_bytes
         self._per_shape = per_shape
-        self._entries: OrderedDict[Hashable, deque[tuple[Any, Any, int]]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, deque[tuple[list[Any], Any, int]]] = OrderedDict()
         self._bytes = 0
 
     def get(self, compute: Callable[..., T], *args: Any) -> T:
         """compute(*args), or a copy of what it gave on equal arguments before."""
-        key = _shape((compute, args))
-        entries = self._entries.setdefault(key, deque())
-        self._entries.move_to_end(key)
+        key, leaves = _split((compute, args))
+        entries = self._entries.get(key, deque())
+        if key in self._entries:
+            self._entries.move_to_end(key)
         for stored, result, _ in entries:
-            if same(stored, (compute, args)):
+            if all(_equal(a, b) for a, b in zip(stored, leaves)):
                 return _copy(result)
         result = compute(*args)
-        size = _nbytes(args) + _nbytes(result)
+        size = _nbytes(leaves) + _nbytes(_split(result)[1])
         if size <= self._most_bytes:
             if len(entries) == self._per_shape:
                 self._bytes -= entries.popleft()[2]
-            entries.append(((compute, _copy(args)), _copy(result), size))
+            entries.append((_copy(leaves), _copy(result), size))
+            self._entries[key] = entries
+            self._entries.move_to_end(key)
             self._bytes += size
             while self._bytes > self._most_bytes:
                 _, oldest = self._entries.popitem(last=False)
@@ -56,51 +59,39 @@ class Recent:
         return result
 
 
-def _nbytes(value: Any) -> int:
-    """The bytes of the tensors a value holds."""
-    if isinstance(value, torch.Tensor):
-        return value.element_size() * value.nelement()
-    if isinstance(value, (tuple, list)):
-        return sum(_nbytes(v) for v in value)
-    if isinstance(value, dict):
-        return sum(_nbytes(v) for v in value.values())
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return sum(_nbytes(getattr(value, f.name)) for f in dataclasses.fields(value))
-    return 0
+def _split(value: Any) -> tuple[Hashable, list[Any]]:
+    """A value as what two equal ones have in common, cheap to compare (its types and structure, each tensor's
+    dtype, shape and device, every value that can be hashed), and the rest in order: the tensors, and the values
+    that cannot be hashed, which equal values hold equal too. Two values are equal when both parts are."""
+    leaves: list[Any] = []
+
+    def shape(value: Any) -> Hashable:
+        if isinstance(value, torch.Tensor):
+            leaves.append(value)
+            return (torch.Tensor, value.dtype, tuple(value.shape), str(value.device))
+        if isinstance(value, (tuple, list)):
+            return (type(value), tuple(shape(v) for v in value))
+        if isinstance(value, dict):
+            return (dict, tuple((k, shape(v)) for k, v in value.items()))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return (type(value), tuple(shape(getattr(value, f.name)) for f in dataclasses.fields(value)))
+        try:
+            hash(value)
+        except TypeError:
+            leaves.append(value)
+            return (type(value), None)
+        return (type(value), value)
+
+    return shape(value), leaves
 
 
-def _shape(value: Any) -> Hashable:
-    """What two equal arguments have in common, cheap to compare: the same types, tensors of the same dtype
-    and shape, the same other values where they can be hashed."""
-    if isinstance(value, torch.Tensor):
-        return ("tensor", value.dtype, tuple(value.shape), value.device.type)
-    if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_shape(v) for v in value))
-    if isinstance(value, dict):
-        return (dict, tuple((k, _shape(v)) for k, v in value.items()))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value), tuple(_shape(getattr(value, f.name)) for f in dataclasses.fields(value)))
-    try:
-        hash(value)
-    except TypeError:
-        return (type(value), None)  # told apart by `same` alone
-    return (type(value), value)
+def _equal(a: Any, b: Any) -> bool:
+    """Two leaves of values of one shape (_split): tensors equal in every number (a NaN never is), others by ==."""
+    return torch.equal(a, b) if isinstance(a, torch.Tensor) else bool(a == b)
 
 
-def same(a: Any, b: Any) -> bool:
-    """Whether two arguments are equal, through tuples, lists, dicts and dataclasses down to tensors, which
-    are equal only with the same dtype, shape and values (a NaN in either never is)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, torch.Tensor):
-        return a.dtype == b.dtype and a.device == b.device and torch.equal(a, b)
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if dataclasses.is_dataclass(a):
-        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
-    return bool(a == b)
+def _nbytes(leaves: list[Any]) -> int:
+    return sum(leaf.element_size() * leaf.nelement() for leaf in leaves if isinstance(leaf, torch.Tensor))
 
 
 def _copy(value: T) -> T:

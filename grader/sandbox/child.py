@@ -188,10 +188,11 @@ class Child:
 
     def state(self, ref: int, names: list[str] | None = None) -> dict[str, torch.Tensor]:
         module: nn.Module = self.objects[ref]
-        found = inventory.named_state(module)
-        for item in inventory.plain_tensors(module):
+        walk = inventory.held(module)  # once, for all three reads
+        found = inventory.named_state(module, walk)
+        for item in inventory.plain_tensors(module, walk):
             owner, _, attr = item["name"].rpartition(".")
-            found[item["name"]] = getattr(inventory.submodule(module, owner), attr)
+            found[item["name"]] = getattr(inventory.submodule(module, owner, walk), attr)
         return {n: t for n, t in found.items() if names is None or n in names}
 
     def variables(self, names: list[str], cell: int | None = None) -> dict[str, Any]:

@@ -223,16 +223,16 @@ def held_tensors(module: nn.Module, kind: str, walk: Held | None = None) -> list
     return found
 
 
-def named_state(module: nn.Module) -> dict[str, torch.Tensor]:
+def named_state(module: nn.Module, walk: Held | None = None) -> dict[str, torch.Tensor]:
     """The module's parameters and buffers by the names its description gives them."""
-    walk = held(module)
+    walk = walk or held(module)
     return dict(held_tensors(module, "parameters", walk) + held_tensors(module, "buffers", walk))
 
 
-def submodule(module: nn.Module, name: str) -> nn.Module:
+def submodule(module: nn.Module, name: str, walk: Held | None = None) -> nn.Module:
     """The held module of that name (see held_modules); "" is the module itself."""
-    for held, m in held_modules(module) if name else [("", module)]:
-        if held == name:
+    for held_name, m in (walk or held(module)).modules if name else [("", module)]:
+        if held_name == name:
             return m
     raise AttributeError(f"{type(module).__name__} has no submodule {name!r}")
 
