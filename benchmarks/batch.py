@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from as_installed import compile_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "chapter3.py"
@@ -641,6 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"`{REQUIRED}` is measured beside the sets it is compared with: name one")
     n = max(1, args.submissions)
 
+    compile_grader(sys.executable)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="grade-bench-batch-") as tmp:
         folder = Path(tmp) / "class"

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from as_installed import compile_grader
+
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "chapter3.py"
 TARGET = 1.1
@@ -68,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs, warmup = max(1, args.runs), max(0, args.warmup)
 
+    compile_grader(sys.executable)
     with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
         cwd = Path(tmp)
         measured = measure({"grade": [*grade_command(), "3.1", str(SOLUTION), "--html", str(cwd / "page.html")],

@@ -468,6 +468,8 @@ def measure(args: argparse.Namespace, otter_venv: Path) -> dict[str, Any]:
         graders = {"grade": batch.grade_command()}
         if args.baseline:
             graders["baseline"] = [str(args.baseline), "-m", "grader"]
+        for python in [sys.executable, *([str(args.baseline)] if args.baseline else [])]:
+            batch.compile_grader(python)
         turns = take_turns(graders, classes, otter, autograder, work / "out", env, jobs)
         verdicts = compare(submissions, work / "out" / "otter", Path(turns["grade"][n][-1]["out"]), batch)
     per_size = per_submission(turns, sizes)

@@ -28,7 +28,7 @@ from grader.classes.jobs import Request
 from grader.classes.pages import write_page
 from grader.classes.roster import Student
 from grader.judge import seeds
-from grader.load.submission import fingerprint
+from grader.load.submission import fingerprint, prepare_notebooks
 from grader.messages.catalogue import Msg
 from grader.messages.errors import GraderError
 from grader.outputs.names import page_name
@@ -159,12 +159,14 @@ class Course:
 
                 def answered(request: Request, outcome: SubmissionResult) -> None:
                     graded.add(self._record(*requests[request], definitions, outcome))
+                    self._keep_code(*requests[request])  # while the judges grade the others
                     if progress is not None:
                         progress.step()
 
                 if progress is not None:
                     progress.start(len(requests))
                 html.prepare()  # once, here: every judge forked from this process inherits the compiled templates
+                prepare_notebooks()  # and what reading a notebook takes
                 started = time.monotonic()
                 try:
                     pool.grade(list(requests), self.outdir / "workers.log", answered)
@@ -173,8 +175,9 @@ class Course:
                 graded.seconds = time.monotonic() - started
                 if progress is not None:
                     progress.finish()
-                if not graded.interrupted:
-                    self._keep_code(students)
+                if not graded.interrupted:  # those whose code an earlier run did not keep (an older grader's)
+                    for student in students:
+                        self._keep_code(student, fingerprint(student.files))
                 for drift in adjustments.drifted(self.entries()):  # a person's grade over a score that changed
                     self.tell(drift)
             finally:
@@ -212,14 +215,12 @@ class Course:
                                       files=tuple(f.name for f in student.files[:FILES]), result=outcome,
                                       definitions=definitions, lms_id=student.lms_id, late=student.late))
 
-    def _keep_code(self, students: Sequence[Student]) -> None:
-        """Keep what `grade similar` compares of each student, which may run where the submissions are not. Done
-        after grading, not before: reading a class's files first made every student wait on the slowest file to
-        read (a hand-in's cost is its own grade, never its classmates')."""
-        for student in students:
-            sha = fingerprint(student.files)
-            if self.book.lacks_code(sha):
-                self.book.keep_code(sha, similarity.code_of(student.files))
+    def _keep_code(self, student: Student, sha: str) -> None:
+        """Keep what `grade similar` compares of a student (whose files' fingerprint is `sha`), which may run where
+        the submissions are not. Done once the student is graded, not before: reading a class's files first made
+        every student wait on the slowest file to read (a hand-in's cost is its own grade, never its classmates')."""
+        if self.book.lacks_code(sha):
+            self.book.keep_code(sha, similarity.code_of(student.files))
 
     def compare(self, boilerplate: Sequence[Path], threshold: float) -> Compared:
         """The look-alike pairs of the class (grader.classes.similarity), from the code its gradebook kept: so a

@@ -67,7 +67,12 @@ class Pool:
         self.zygotes.close()
 
     def grade(self, requests: Sequence[Request], log: Path, on_answer: OnAnswer) -> None:
-        """Grade every request, answering each through `on_answer` as it is final (workers.log at `log`)."""
+        """Grade every request, answering each through `on_answer` as it is final (workers.log at `log`). What this
+        process has loaded by now (torch, the exercises, what the caller prepared for its judges) the workers inherit
+        frozen (grader.sandbox.heap)."""
+        from grader.sandbox import heap
+
+        heap.loaded()
         run(requests, self.exercises, log, workers=self.workers, zygotes=self.zygotes, on_answer=on_answer)
 
 

@@ -15,19 +15,24 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from grader.cli.commands import names_an_exercise
+from grader.cli.commands import loads_exercises, names_an_exercise
 
 __all__ = ["cli", "main", "EXIT_FULL", "EXIT_PARTIAL", "EXIT_CANNOT_GRADE", "EXIT_INTERRUPTED"]
 
 
 def main() -> None:
     """Console entry point (grader.cli.group.run): one line and exit 2 for anything unexpected, never a
-    traceback. A command line that grades a file starts its zygote first (start_early)."""
+    traceback. A command line that grades a file starts its zygote first (start_early); one that loads torch and
+    the exercises loads them with the collector off (grader.sandbox.heap)."""
     args = sys.argv[1:]
     if names_an_exercise(args) or args[:1] == ["exercise"]:
         from grader.judge.launcher import start_early
 
         start_early()
+    if loads_exercises(args):
+        from grader.sandbox import heap
+
+        heap.loading()
     from grader.cli.group import run
 
     run()

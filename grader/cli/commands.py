@@ -17,7 +17,16 @@ COMMANDS = {
     "release": ("grader.cli.release", "release_command"),
 }
 
+# The commands that load torch and the exercises, with the collector off meanwhile (grader.sandbox.heap).
+LOADING = {"list", "exercise", "batch", "gradescope", "ci"}
+
 
 def names_an_exercise(args: list[str]) -> bool:
     """Whether the command line is `grade EXERCISE ...`, the `exercise` command without its name."""
     return bool(args) and args[0] not in COMMANDS and not args[0].startswith("-")
+
+
+def loads_exercises(args: list[str]) -> bool:
+    """Whether the command line runs a command that loads torch and the exercises (its name is the first word that
+    names a command, after the group's options)."""
+    return names_an_exercise(args) or next((arg for arg in args if arg in COMMANDS), None) in LOADING

@@ -120,13 +120,18 @@ class SandboxClient(Asking):
         }
         pid, sock = self.launcher.launch(config, self.output)
         self._child = _Child(pid, sock)
+        self.memory = MemoryCap.start(self.limits.memory_bytes, pid, "cgroup" in without)  # while the child starts
         self.generation += 1
         self._memo = {}
         hello = self._exchange(None, "the sandbox start", self.probe_timeout * 3)
+        try:
+            self.memory.started()
+        except OSError as exc:
+            self._kill()
+            raise LaunchError(str(exc)) from None
         # Sent by the bootstrap before any submission code runs: what it reports did take effect.
         reported = [p for p in (hello.get("protections", []) if isinstance(hello, dict) else []) if isinstance(p, str)]
         watch = ["disk-watch"] if "disk-quota" not in reported else []  # _watch takes the tmpfs's place
-        self.memory = MemoryCap.start(self.limits.memory_bytes, self._child.pid, "cgroup" in without)
         self.protections = reported + self.launcher.protections + watch + [self.memory.kind,
             "deadlines",
             "process-group-kill",

@@ -71,10 +71,14 @@ class Grader:
 
     @cached_property
     def exercises(self) -> dict[str, Exercise]:
-        """The package's exercises and those of every folder (raises ExerciseFolderError)."""
+        """The package's exercises and those of every folder (raises ExerciseFolderError); with them, this process's
+        start-up is loaded (grader.sandbox.heap)."""
         from grader.judge.exercise import discover
+        from grader.sandbox import heap
 
-        return discover(folders=self.folders)
+        found = discover(folders=self.folders)
+        heap.loaded()
+        return found
 
     def select(self, spec: str) -> list[Exercise]:
         """Exercises by id, by set (`ch03`, `gpt`) or `all`, joined by commas (raises UnknownExercise)."""

@@ -76,13 +76,21 @@ class Cgroup:
 
     def enter(self, pids: set[int]) -> bool:
         """Move these processes (the sandbox's, before any submission code runs) into the cgroup; what they
-        start later is born in it. False where one cannot be moved (the cap then does not hold)."""
+        start later is born in it. False where one cannot be moved (the cap then does not hold); one that is
+        gone meanwhile holds nothing."""
         try:
             for pid in sorted(pids):
-                (self.path / "cgroup.procs").write_text(str(pid))
+                try:
+                    (self.path / "cgroup.procs").write_text(str(pid))
+                except ProcessLookupError:
+                    continue
         except OSError:
             return False
         return True
+
+    def holds(self) -> set[int]:
+        """The processes in it now."""
+        return set(_procs(self.path))
 
     def reached(self) -> bool:
         """Whether the kernel killed a process of it for memory."""
@@ -130,19 +138,30 @@ class MemoryCap:
     cap_bytes: int
     child: int
     cgroup: Cgroup | None = None
-    baseline: int = 0  # for the watch: what the child held when it started
+    baseline: int | None = None  # for the watch: what the child held when it had started
 
     @classmethod
     def start(cls, cap_bytes: int, child: int, watch_only: bool) -> MemoryCap:
-        """Set when the child has started and before any submission code runs: a cgroup where the judge may
-        make one (not where a test of the degraded modes says `watch_only`), else the watch."""
+        """Set as soon as the child is forked, while it starts: a cgroup where the judge may make one (not where a
+        test of the degraded modes says `watch_only`), with the child's processes moved in now, else the watch.
+        Under cgroup v1 a move waits ~10 ms for the kernel (a grace period), which the child's start then hides
+        instead of adding to it. `started` completes the cap before any submission code runs."""
         if not watch_only:
             cgroup = Cgroup.make(cap_bytes, f"grader-{os.getpid()}-{child}")
             if cgroup is not None and cgroup.enter(sandbox_processes(child)):
                 return cls(cap_bytes, child, cgroup)
             if cgroup is not None:
                 cgroup.remove()
-        return cls(cap_bytes, child, baseline=resident(child))
+        return cls(cap_bytes, child)
+
+    def started(self) -> None:
+        """Once the child says it has started, before any submission code runs: a process it forked before its
+        move is moved too (one forked after was born in the cgroup), or the watch takes what the child holds
+        now as its baseline. Raises OSError where a process cannot be moved: the cap would not hold for it."""
+        if self.cgroup is None:
+            self.baseline = resident(self.child)
+        elif not self.cgroup.enter(sandbox_processes(self.child) - self.cgroup.holds()):
+            raise OSError(f"a process of sandbox {self.child} cannot join its memory cgroup")
 
     @property
     def kind(self) -> str:
@@ -155,6 +174,8 @@ class MemoryCap:
         every process of the submission."""
         if self.cgroup is not None:
             return self._full(self.cgroup.peak()) if self.cgroup.reached() else {}
+        if self.baseline is None:  # the child has not started: all it holds is the zygote's
+            return {}
         now = held(self.child, self.baseline)
         return self._full(now) if now > self.cap_bytes else {}
 

@@ -11,7 +11,6 @@ for platforms without a safe fork.
 """
 from __future__ import annotations
 
-import gc
 import importlib
 import json
 import linecache
@@ -22,6 +21,10 @@ import socket
 import sys
 import time
 from typing import Any
+
+from grader.sandbox import heap
+
+heap.loading()  # before torch's import (grader.sandbox.heap); `loaded` in main, before any child runs
 
 import torch  # noqa: F401  (the point of the zygote: children inherit it already imported)
 
@@ -231,7 +234,7 @@ def main(argv: list[str]) -> None:
         preload()
         # What the children inherit is never collected here again: a collection in a child would write to
         # every inherited object and so copy most of the heap (~90 ms and 40 MB per child).
-        gc.freeze()
+        heap.loaded()
         # It does not die with the judge (no PR_SET_PDEATHSIG): killed with it, it could end nothing the judge's
         # submissions left behind. It ends once every judge's socket has closed, after ending what they graded.
         confine.hide_from_tracing()
@@ -239,6 +242,7 @@ def main(argv: list[str]) -> None:
               ["subreaper"] if confine.become_subreaper() else [])
         os._exit(0)  # nothing to flush, and the judge waits for this exit: tearing torch down costs ~0.1 s
     elif argv[0] == "worker":
+        heap.loaded()
         sock = socket.socket(fileno=int(argv[1]))
         config = wire.recv(sock)
         _, fds, _, _ = socket.recv_fds(sock, 16, 1)

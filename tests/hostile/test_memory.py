@@ -12,6 +12,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +99,71 @@ def test_the_cgroup_is_made_and_removed(capped: Hostile, without: str) -> None: 
     assert "memory-cgroup" in run.protections and "memory-watch" not in run.protections
     mine = re.compile(rf"grader-{os.getpid()}-\d+")
     assert not [child for parent in parents for child in parent.iterdir() if mine.fullmatch(child.name)]
+
+
+# A process that forks once when told (a line on stdin), then touches MiB told the same way, and sleeps.
+FORKS_WHEN_TOLD = """
+import os, sys, time
+sys.stdin.readline()
+os.fork()
+held = bytearray(int(sys.stdin.readline()) << 20)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def leader() -> Iterator[subprocess.Popen[str]]:
+    """A stand-in for a sandbox's first process, in a group of its own: the process the judge moves first."""
+    proc = subprocess.Popen([sys.executable, "-c", FORKS_WHEN_TOLD], stdin=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    yield proc
+    os.killpg(proc.pid, 9)
+    proc.wait()
+
+
+def forked(leader: subprocess.Popen[str]) -> int:
+    assert leader.stdin is not None
+    leader.stdin.write("fork\n")
+    leader.stdin.flush()
+    deadline = time.monotonic() + 10
+    while not (children := Path(f"/proc/{leader.pid}/task/{leader.pid}/children").read_text().split()):
+        assert time.monotonic() < deadline, "the leader did not fork"
+        time.sleep(0.01)
+    return int(children[0])
+
+
+def test_a_process_forked_before_its_move_is_moved_once_the_sandbox_has_started(
+        leader: subprocess.Popen[str]) -> None:
+    """The judge moves a sandbox into its cgroup while the sandbox starts, and the sandbox forks its PID 1
+    meanwhile: a fork that came first leaves that process outside (here, moved back out by hand), and
+    `started`, before any submission code runs, moves it in."""
+    parents = [p for p in (memory._own_v2(), memory._own_v1()) if p is not None]
+    if not parents or not os.access(parents[0], os.W_OK):
+        pytest.skip("this machine does not let the judge make a memory cgroup: the judge's watch holds the cap")
+    cap = memory.MemoryCap.start(CAP_MIB * MIB, leader.pid, watch_only=False)
+    assert cap.cgroup is not None and cap.cgroup.holds() == {leader.pid}
+    child = forked(leader)
+    assert cap.cgroup.holds() == {leader.pid, child}  # born in it
+    (cap.cgroup.path.parent / "cgroup.procs").write_text(str(child))  # as if forked before the move
+    assert cap.cgroup.holds() == {leader.pid}
+    cap.started()
+    assert cap.cgroup.holds() == {leader.pid, child} and cap.kind == "memory-cgroup"
+    cap.end()
+    assert not cap.cgroup.path.exists()
+
+
+def test_the_watch_counts_from_the_sandbox_start(leader: subprocess.Popen[str]) -> None:
+    """The watch starts with the child forked and takes its baseline once the sandbox has started: until then
+    nothing it holds (the zygote's memory) counts; after, what it adds does."""
+    cap = memory.MemoryCap.start(4 * MIB, leader.pid, watch_only=True)
+    assert cap.kind == "memory-watch" and cap.over() == {}  # the interpreter it started with, ~10 MB, is not counted
+    cap.started()
+    forked(leader)
+    assert leader.stdin is not None
+    leader.stdin.write("64\n")
+    leader.stdin.flush()
+    deadline = time.monotonic() + 10
+    while not (full := cap.over()):
+        assert time.monotonic() < deadline, "64 MiB more was never counted"
+        time.sleep(0.05)
+    assert full["memory_bytes"] == 4 * MIB and full["held_bytes"] > 4 * MIB  # the first reading past the cap

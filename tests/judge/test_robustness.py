@@ -115,15 +115,34 @@ def test_a_dead_zygote_is_a_launch_error_not_a_hang() -> None:
 
 
 def test_a_killed_zygote_is_replaced_for_the_next_submission() -> None:
-    launcher = ZygoteLauncher()
+    launcher = ZygoteLauncher.shared(1)[0]
     try:
         first = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
         launcher.zygote.proc.kill()
         launcher.zygote.proc.wait()
         second = grade(SOLUTION, [EXERCISES["3.1"]], launcher, seed=1, timeout=60)
+        assert allocator(launcher) == "malloc"  # the new one is of the same kind: a batch's
     finally:
         launcher.close()
     assert first.full_marks and second.full_marks
+
+
+def allocator(launcher: ZygoteLauncher) -> str:
+    """What the zygote's environment asks Python to allocate its objects with ("" for Python's own)."""
+    environ = Path(f"/proc/{launcher.zygote.proc.pid}/environ").read_bytes().split(b"\0")
+    return next((v.partition(b"=")[2].decode() for v in environ if v.startswith(b"PYTHONMALLOC=")), "")
+
+
+def test_a_batch_zygote_holds_objects_in_huge_pages_and_a_file_zygote_starts_fast() -> None:
+    """A batch's zygote forks its whole class: Python's objects go through glibc's malloc into huge pages, each
+    sandbox then cheaper to start and end. One file's zygote forks one sandbox, and the run waits on its import of
+    torch, which Python's own allocator makes faster: it keeps that one (grader/judge/launcher.py)."""
+    batch, single = ZygoteLauncher.shared(1)[0], ZygoteLauncher()
+    try:
+        assert (allocator(batch), allocator(single)) == ("malloc", "")
+    finally:
+        batch.close()
+        single.close()
 
 
 def test_one_zygote_serves_several_judges_and_ends_what_a_lost_one_was_grading(tmp_path: Path) -> None:
@@ -171,7 +190,7 @@ THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 
 def test_the_zygote_heap_is_in_huge_pages(zygote_pid: int | None) -> None:
     """What keeps a sandbox cheap to end: the zygote's heap in transparent huge pages, where the kernel
-    offers them (grader/judge/launcher.py, ZYGOTE_MEMORY)."""
+    offers them (grader/judge/launcher.py, HUGE_PAGES)."""
     if zygote_pid is None:
         pytest.skip("the spawning launcher has no zygote")
     if not THP.exists() or "[never]" in THP.read_text():
