@@ -13,7 +13,7 @@ import pytest
 
 from grader.judge.exercise import Exercise, discover
 from grader.judge.grader import Grader
-from grader.judge.launcher import Launcher, ZygoteLauncher, default_launcher
+from grader.judge.launcher import Launcher, ZygoteLauncher, default_launcher, zygotes_available
 from grader.results import CheckResult, RunResult
 from grader.sandbox.limits import Limits
 from helpers import dumpable_kept, results_off_schema
@@ -43,7 +43,8 @@ def grade(source: Path, exercises: Sequence[Exercise], launcher: Launcher, *, se
 
 @pytest.fixture(scope="session")
 def launcher() -> Iterator[ZygoteLauncher]:
-    launcher = default_launcher()
+    """The run's zygote, which forks every sandbox of the run (~1,500): a batch's kind (grader/judge/launcher.py)."""
+    launcher = ZygoteLauncher.shared(1)[0] if zygotes_available() else default_launcher()
     yield launcher  # type: ignore[misc]
     launcher.close()
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from grader.sandbox import heap
 
-heap.loading()  # before torch's import (grader.sandbox.heap); `loaded` in main, before any child runs
+if __name__ == "__main__":  # started as a zygote or a worker, not imported: torch loads with the collector off
+    heap.loading()  # (grader.sandbox.heap); `loaded` in main, before any child runs
 
 import torch  # noqa: F401  (the point of the zygote: children inherit it already imported)
 

@@ -118,3 +118,9 @@ def test_which_command_lines_load_with_the_collector_off(args: list[str], loads:
     """Only a command that loads torch and the exercises turns the collector off: one that does not would keep it off
     for its whole run (grader.cli.main)."""
     assert loads_exercises(args) is loads
+
+
+def test_importing_the_zygote_module_leaves_the_collector_alone() -> None:
+    """Only a zygote or a worker started as one (`python -m grader.sandbox.zygote`) loads with the collector off."""
+    seen = read("import gc, json\nimport grader.sandbox.zygote\nprint(json.dumps({'enabled': int(gc.isenabled())}))")
+    assert seen == {"enabled": 1}
