@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import reporting
 from as_installed import compile_grader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,8 +105,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as exc:  # it reports, it doesn't judge
-        print(f"benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-    sys.exit(0)
+    reporting.run(main)

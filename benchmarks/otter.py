@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import reporting
+from as_installed import compile_grader
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = ROOT / "benchmarks" / "batch.py"
@@ -469,7 +471,7 @@ def measure(args: argparse.Namespace, otter_venv: Path) -> dict[str, Any]:
         if args.baseline:
             graders["baseline"] = [str(args.baseline), "-m", "grader"]
         for python in [sys.executable, *([str(args.baseline)] if args.baseline else [])]:
-            batch.compile_grader(python)
+            compile_grader(python)
         turns = take_turns(graders, classes, otter, autograder, work / "out", env, jobs)
         verdicts = compare(submissions, work / "out" / "otter", Path(turns["grade"][n][-1]["out"]), batch)
     per_size = per_submission(turns, sizes)
@@ -515,8 +517,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Exception as exc:  # it reports, it doesn't judge
-        print(f"benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-    sys.exit(0)
+    reporting.run(main)

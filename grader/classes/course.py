@@ -150,7 +150,8 @@ class Course:
                 self._pages_stale = release.choose(self.book, before_release)[1]
                 self.book.leave_out(skipped)
                 class_seed = seeds.fresh() if seed is None else seed
-                jobs = self._pending(students, definitions, force, class_seed)
+                hashed = [(student, fingerprint(student.files)) for student in students]  # each file read once
+                jobs = self._pending(hashed, definitions, force, class_seed)
                 graded.already, graded.to_grade = len(students) - len(jobs), len(jobs)
                 shown = self.shown
                 requests = {Request(label=s.label, files=tuple(str(f) for f in s.files), handed_in=s.shown,
@@ -175,25 +176,27 @@ class Course:
                 graded.seconds = time.monotonic() - started
                 if progress is not None:
                     progress.finish()
-                if not graded.interrupted:  # those whose code an earlier run did not keep (an older grader's)
-                    for student in students:
-                        self._keep_code(student, fingerprint(student.files))
+                if not graded.interrupted:  # those not graded now, whose code an earlier (older) grader did not keep
+                    queued = {id(student) for student, _, _ in jobs}
+                    for student, sha in hashed:
+                        if id(student) not in queued:
+                            self._keep_code(student, sha)
                 for drift in adjustments.drifted(self.entries()):  # a person's grade over a score that changed
                     self.tell(drift)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
         return graded
 
-    def _pending(self, students: Sequence[Student], definitions: dict[str, str], force: bool,
+    def _pending(self, hashed: Sequence[tuple[Student, str]], definitions: dict[str, str], force: bool,
                  class_seed: int) -> list[tuple[Student, str, int]]:
-        """The students to grade now, each with their files' sha256 and the seed of its own hidden inputs, drawn from
-        the class's (fresh every run, or the one `--seed` gives: then the same inputs again for each student). Tells,
-        per exercise whose definition changed, how many are graded again for it."""
+        """The students to grade now (of `hashed`: each student with their files' sha256), each with that sha256 and
+        the seed of its own hidden inputs, drawn from the class's (fresh every run, or the one `--seed` gives: then
+        the same inputs again for each student). Tells, per exercise whose definition changed, how many are graded
+        again for it."""
         assert self.exercise_set is not None
         todo: list[tuple[Student, str, int]] = []
         changed: dict[str, int] = {}
-        for student in students:
-            sha = fingerprint(student.files)
+        for student, sha in hashed:
             done, differs = self.book.standing(student.name, self.exercise_set, sha, __version__, definitions,
                                                student.lms_id)
             for exercise in differs:
