@@ -181,8 +181,9 @@ class Course:
                     for student, sha in hashed:
                         if id(student) not in queued:
                             self._keep_code(student, sha)
-                for drift in adjustments.drifted(self.entries()):  # a person's grade over a score that changed
-                    self.tell(drift)
+                if adjustments.in_force(self.book.db):  # else no grade is a person's: no entry read for nothing
+                    for drift in adjustments.drifted(self.entries()):  # a person's grade over a score that changed
+                        self.tell(drift)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
         return graded

@@ -16,6 +16,7 @@ once. `Pool` takes both steps in that order, so no caller can swap them (tests/c
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import signal
 import sys
@@ -138,15 +139,22 @@ class Worker:
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Its exit code (negative: the signal that ended it), or None if it is still running at the timeout."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.status is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG if deadline is not None else 0)
+        if timeout is None or self.status is not None:
+            return self._reaped(0)
+        deadline = time.monotonic() + timeout
+        with _Exit(self.pid) as exited:
+            while self._reaped(os.WNOHANG) is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                exited.wait(remaining)
+        return self.status
+
+    def _reaped(self, flags: int) -> int | None:
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, flags)
             if pid:
                 self.status = os.waitstatus_to_exitcode(status)
-            elif deadline is not None and time.monotonic() >= deadline:
-                return None
-            else:
-                time.sleep(0.01)
         return self.status
 
     def kill(self) -> None:
@@ -167,14 +175,42 @@ class Worker:
             except OSError:
                 pass
 
-    def close(self) -> None:
-        """End of input: the worker finishes and exits; kill it if it does not."""
+    def finish(self) -> None:
+        """End of input: the worker finishes and exits."""
         try:
             self.jobs.close()
         except OSError:
             pass
+
+    def close(self) -> None:
+        """Wait for the worker told to finish to exit; kill it if it does not."""
+        self.finish()
         self.wait(timeout=10)
         self.kill()
+
+
+class _Exit:
+    """The moment a child exits, without polling for it: its process descriptor turns readable then (Linux 5.3+;
+    elsewhere, and where the child is gone already, a wait is a short sleep)."""
+
+    def __init__(self, pid: int) -> None:
+        try:
+            self.handle: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.handle = None
+
+    def __enter__(self) -> _Exit:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.handle is not None:
+            os.close(self.handle)
+
+    def wait(self, timeout: float) -> None:
+        if self.handle is None:
+            time.sleep(min(timeout, 0.01))
+        else:
+            select.select([self.handle], [], [], timeout)
 
 
 def run(requests: Sequence[Request], exercises: Sequence[Exercise], log: Path, *, workers: int, zygotes: Zygotes,
@@ -239,6 +275,8 @@ class _Schedule:
             return  # an idle worker waits: a job in flight may yet have to be graded again
         if self.again:
             self.feed(idle.pop() if idle else self.start(), self.again.pop(0))
+        for worker in idle:  # all told first, so that they exit side by side
+            worker.finish()
         for worker in idle:
             self.retire(worker)
 

@@ -11,12 +11,12 @@ import math
 import secrets
 from typing import Any, Sequence
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, select_autoescape
 from markupsafe import Markup
 
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
-from grader.render import figures, source
+from grader.render import compiled, figures, source
 from grader.outputs.safe_text import clean
 from grader.render.text import left_out, odd_header, problem_cells, problem_line, self_check
 from grader.results import RunResult, frames_of, shares, where
@@ -25,8 +25,8 @@ from grader.results.release import WITHHELD, collapsed
 KIND_MARKS = {"differs": "≠", "extra": "+", "missing": "−"}
 
 
-# The templates a feedback page is made of. Compiling them is ~0.15 s, a tenth of a whole `grade`: `prepare`
-# does it while the submission runs, and a batch's parent before it forks its judges, which inherit them.
+# The templates a feedback page is made of. Loading them (grader.render.compiled) is ~0.02 s: `prepare` does it while
+# the submission runs, and a batch's parent before it forks its judges, which inherit them.
 PAGE = ("feedback.html.j2", "_parts.html.j2", "_style.css.j2", "_palette.css.j2", "_components.css.j2")
 
 
@@ -138,7 +138,7 @@ def _finalize(value: Any) -> Any:
 
 
 ENV = Environment(
-    loader=PackageLoader("grader.render", "templates"),
+    loader=compiled.Loader(),  # the templates, from the code compiled.json ships for them where it is current
     autoescape=select_autoescape(default=True, default_for_string=True),
     trim_blocks=True,
     lstrip_blocks=True,
@@ -153,3 +153,7 @@ ENV.globals.update(
     time_shares=shares.summary, collapsed=collapsed, withheld=WITHHELD,
     protections=protections, number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
 )
+
+
+if __name__ == "__main__":  # python -m grader.render.html: write compiled.json from the templates as they are now
+    compiled.write(ENV)

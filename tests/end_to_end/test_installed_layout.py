@@ -133,7 +133,8 @@ def test_the_wheel_installs_nothing_at_the_top_level_but_grader(installed: Insta
         assert wheel.read(top_level).decode().split() == ["grader"]
     assert {name.split("/")[0] for name in files if ".dist-info/" not in name} == {"grader"}, files
     assert {"grader/solutions/chapter3.py", "grader/exercises/exercise_3_1.py", "grader/exercises/data/input.txt",
-            "grader/student_template/chapter3.py", "grader/student_template/chapter3.ipynb"} <= set(files)
+            "grader/student_template/chapter3.py", "grader/student_template/chapter3.ipynb",
+            "grader/render/compiled.json"} <= set(files)
     for name in ("exercises", "solutions", "student_template"):
         done = subprocess.run([str(installed.python), "-c", f"import {name}"], capture_output=True, text=True,
                               cwd=installed.root, env=installed.env(), timeout=120)
