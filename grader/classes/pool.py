@@ -228,6 +228,7 @@ class _Schedule:
                  zygotes: Zygotes, on_answer: OnAnswer) -> None:
         self.queue = list(reversed(requests))
         self.again: list[Request] = []  # to be graded alone, once every first try is done
+        self.settled: list[tuple[Request, SubmissionResult]] = []  # final answers not yet passed to on_answer
         self.exercises, self.log, self.workers, self.zygotes = exercises, log, workers, zygotes
         self.on_answer = on_answer
         self.selector = selectors.DefaultSelector()
@@ -244,7 +245,9 @@ class _Schedule:
                     self.lose(worker, f"no answer after {late.timeout + WORKER_GRACE_S:.0f} s")
                 for key, _ in self.selector.select(timeout=1.0):
                     self.receive(key.data)
-                self.dispatch()
+                self.dispatch()  # the next jobs first: the judges grade them while the answers are recorded
+                while self.settled:
+                    self.on_answer(*self.settled.pop(0))
         finally:
             for worker in self.pool:
                 worker.kill()
@@ -300,7 +303,7 @@ class _Schedule:
         if worker.beside_others and worker.pressure.saturated() and _ran_out_of_time(outcome):
             self.again.append(request)
         else:
-            self.on_answer(request, outcome)
+            self.settled.append((request, outcome))
 
     def lose(self, worker: Worker, how: str) -> None:
         self.selector.unregister(worker.answers)
