@@ -191,7 +191,7 @@ class Worker:
 
 class _Exit:
     """The moment a child exits, without polling for it: its process descriptor turns readable then (Linux 5.3+;
-    elsewhere, and where the child is gone already, a wait is a short sleep)."""
+    where the kernel or the platform has none, a wait is a short sleep)."""
 
     def __init__(self, pid: int) -> None:
         try:
