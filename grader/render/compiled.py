@@ -36,11 +36,12 @@ def fingerprint(environment: Environment, name: str, source: str) -> str:
 
 
 class Loader(PackageLoader):
-    """grader.render's templates, each compiled from the code compiled.json holds for it where that code is current."""
+    """grader.render's templates, each compiled from the code compiled.json holds for it where that code is current
+    (`shipped`, given: that content in place of the file's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shipped: dict[str, dict[str, str]] | None = None) -> None:
         super().__init__("grader.render", "templates")
-        self._shipped: dict[str, dict[str, str]] | None = None
+        self._shipped = shipped
 
     def load(self, environment: Environment, name: str,
              globals: MutableMapping[str, Any] | None = None) -> Template:

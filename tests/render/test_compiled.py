@@ -17,9 +17,7 @@ STYLE = "_style.css.j2"  # a template that renders without a context
 def environment(shipped: dict[str, dict[str, str]] | None, **settings: object) -> Environment:
     """The page's environment (its settings, globals and filters) with a loader of its own holding `shipped` as
     compiled.json's content (None: read from the file), and a cache of its own."""
-    loader = compiled.Loader()
-    loader._shipped = shipped
-    return html.ENV.overlay(loader=loader, **settings)
+    return html.ENV.overlay(loader=compiled.Loader(shipped), **settings)
 
 
 def written_as(env: Environment, name: str, source: str) -> str:
