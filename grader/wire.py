@@ -142,7 +142,7 @@ def _validate(spec: Any) -> tuple[torch.dtype, list[int], int]:
     ):
         raise WireError(f"bad shape {shape!r}")
     nbytes = spec.get("nbytes")
-    expected = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    expected = math.prod(shape) * dtype.itemsize
     if type(nbytes) is not int or nbytes != expected:
         raise WireError(f"byte length {nbytes!r} does not match shape {shape} of {dtype}")
     return dtype, shape, nbytes
@@ -202,14 +202,15 @@ def _may_reference(raw: bytearray) -> bool:
 
 
 def _resolve(value: Any, tensors: list[torch.Tensor]) -> Any:
-    if isinstance(value, dict):
-        if set(value) == {"__tensor__"}:
+    kind = type(value)  # what json.loads makes: exactly dict and list, never a subclass
+    if kind is dict:
+        if len(value) == 1 and "__tensor__" in value:
             index = value["__tensor__"]
             if type(index) is not int or not 0 <= index < len(tensors):
                 raise WireError(f"bad tensor reference {index!r}")
             return tensors[index]
         return {k: _resolve(v, tensors) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [_resolve(v, tensors) for v in value]
     return value
 

@@ -131,10 +131,10 @@ class Course:
         was recorded kept (`interrupted`). Publishes nothing: `publish` does, after."""
         from grader.classes.definitions import fingerprints
         from grader.classes.pool import Pool
-        from grader.render import html
 
         graded = Graded()
         with Pool(workers, spec, folders) as pool:  # the zygote first, then the exercises' `import torch`
+            from grader.render import html  # after: the zygote's import of torch is the longest, so it starts first
             self.exercise_set = exercise_set([exercise.id for exercise in pool.exercises])
             workdir = self.outdir / ".sources"
             shutil.rmtree(workdir, ignore_errors=True)

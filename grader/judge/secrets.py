@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import time
 from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
 from pathlib import Path
 from typing import Any, Mapping, Sequence, TypeVar
@@ -145,7 +146,28 @@ def _checkout(tree: Path) -> list[str]:
     pyproject.toml, which no site-packages does), every entry of that tree but the `grader` package the zygote
     runs and the folders Python itself lies in (a virtualenv inside the checkout): its history (.git packs
     every version of solutions/), a build's copies (build/lib/solutions), its tests and anything else the
-    checkout holds are the grader's, not the child's."""
+    checkout holds are the grader's, not the child's.
+
+    Each sandbox's start asks (~1 ms a listing): the tree is listed again only where its folder changed since (an
+    entry made, removed or renamed moves its mtime), or changed so lately that another change could share the
+    same mtime."""
+    try:
+        stamp = tree.stat().st_mtime_ns
+    except OSError:
+        return []
+    listed = _LISTED.get(tree)
+    if listed is None or listed[0] != stamp:
+        listed = (stamp, _checkout_entries(tree))
+        if time.time_ns() - stamp > _SETTLED_NS:
+            _LISTED[tree] = listed
+    return listed[1]
+
+
+_LISTED: dict[Path, tuple[int, list[str]]] = {}  # a checkout's entries, by its folder's mtime when listed
+_SETTLED_NS = 2 * 10**9
+
+
+def _checkout_entries(tree: Path) -> list[str]:
     if not (tree / "pyproject.toml").is_file():
         return []
     pythons = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable)]

@@ -113,6 +113,29 @@ def staircase(size: int) -> str:
     return f"M{2 * c},{c}{steps} V{(size + 1) * c}"
 
 
+def square_glyph(kind: str, x: float, y: float, r: float) -> Markup:
+    """What one square of the visibility matrix holds, centred on (x, y), r the half-size of the sign."""
+    if kind in ("seen", "blind"):
+        return Markup(f'<circle class="glyph" cx="{x}" cy="{y}" r="{r}"/>')
+    if kind == "leak":
+        return Markup(f'<path class="glyph" d="M{x - r} {y - r}L{x + r} {y + r}M{x + r} {y - r}L{x - r} {y + r}"/>')
+    return Markup("")
+
+
+def matrix_squares(grid: figures.Grid) -> Markup:
+    """The visibility matrix's axes and squares, as SVG. Written here, not by the template: a matrix is ~90
+    elements, which the template took a third of a mask page's time to write. Numbers and our own kinds only."""
+    c = figures.CELL
+    parts = [f'<text class="axis" x="{(j + 1.5) * c}" y="{0.65 * c}" text-anchor="middle">{j}</text>\n'
+             for j in range(grid.size)]
+    parts += [f'<text class="axis" x="{0.5 * c}" y="{(i + 1.65) * c}" text-anchor="middle">{i}</text>\n'
+              for i in range(grid.size)]
+    parts += [f'<g class="{square.kind}"><rect x="{(square.column + 1) * c}" y="{(square.row + 1) * c}" width="{c}" '
+              f'height="{c}"/>\n{square_glyph(square.kind, (square.column + 1.5) * c, (square.row + 1.5) * c, c * 0.2)}</g>\n'
+              for square in grid.squares]
+    return Markup("".join(parts)[:-1])
+
+
 def protection(name: str) -> dict[str, str]:
     """A protection of the sandbox (RunResult.protections) in plain words, in every language; a name the
     catalogue does not describe (a newer grader's) as it is."""
@@ -146,12 +169,13 @@ ENV = Environment(
 )
 ENV.globals.update(
     langs=catalogue.LANGS, anchor="", kind_marks=KIND_MARKS,
-    cell_px=figures.CELL, bar_px=figures.BREAKDOWN_BAR,
+    bar_px=figures.BREAKDOWN_BAR,
     t_in=lambda lang, key, **args: catalogue.text(key, lang, **args),
     both=lambda key, **args: catalogue.every_lang(lambda lang: catalogue.text(key, lang, **args)),
     frames_of=frames_of, book_reference=source.book_reference,
     time_shares=shares.summary, collapsed=collapsed, withheld=WITHHELD,
     protections=protections, number=number, gap=gap, shape=shape, count=count, signed=signed, staircase=staircase,
+    matrix_squares=matrix_squares, square_glyph=square_glyph,
 )
 
 

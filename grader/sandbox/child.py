@@ -364,7 +364,7 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
     sandbox_limits = limits.Limits.from_json(config["limits"])
     readable = confine.readable_roots(tuple(config["hidden"]))
     walls = isolation.Isolation() if "namespaces" in without else isolation.isolate(
-        sock.fileno(), scratch, sandbox_limits.disk_bytes, readable)
+        sock.fileno(), scratch, sandbox_limits.disk_bytes, readable, config.get("pid_one", False))
     os.chdir(scratch)
     os.environ["TMPDIR"] = scratch
     limits.capture_output(output)

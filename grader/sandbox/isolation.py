@@ -14,13 +14,14 @@ runs with what remains (Landlock, seccomp, rlimits, the judge's disk watch); see
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import shutil
 import signal
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from grader.sandbox.confine import _libc, _prctl, die_with_parent
 from grader.sandbox.folders import ENTRIES, READ_ONLY, usage, walk
@@ -40,8 +41,8 @@ PR_CAPBSET_DROP = 24
 _CAP_VERSION_3 = 0x20080522
 _LAST_CAP = 63
 
-# Each sandbox of a root-run grader gets a uid of its own: this base plus the host pid of the process
-# that waits for it, unique among live sandboxes. Processes of one uid share RLIMIT_NPROC and may signal
+# Each sandbox of a root-run grader gets a uid of its own: this base plus the host pid of the process the
+# zygote forked for it (PID 1 of its namespace, or the one waiting for PID 1), unique among live sandboxes. Processes of one uid share RLIMIT_NPROC and may signal
 # and read each other, so classmates graded side by side never share one. The range lies above the
 # ranges Linux distributions hand to users, services and containers (systemd's end at 0x6FFFFFFF).
 SANDBOX_UID_BASE = 0x70000000
@@ -61,17 +62,39 @@ class Isolation:
         return self.uid is not None or "user-namespace" in self.protections
 
 
-def isolate(sock_fd: int, scratch: str, disk_bytes: int, readable: Iterable[str]) -> Isolation:
-    """Continue as PID 1 of fresh namespaces; this process stays outside only to wait and mirror its end.
+def isolate(sock_fd: int, scratch: str, disk_bytes: int, readable: Iterable[str], pid_one: bool = False) -> Isolation:
+    """Continue as PID 1 of fresh namespaces. `pid_one`: the zygote forked this process as PID 1 of a PID namespace
+    of its own already (PidNamespaces); otherwise this process stays outside only to wait and mirror its end.
 
     When the judge kills this process group (or the zygote dies), PID 1 goes too, and with it every
     process the submission started, setsid or not: the kernel empties a PID namespace whose init ends.
     """
     root = os.geteuid() == 0
-    waiter = os.getpid()
-    entered = _enter(root)
-    if not entered:
-        return Isolation()
+    if pid_one:
+        host_pid = int(os.readlink("/proc/self"))  # the host's /proc names us as the host does, until ours is mounted
+        entered = _enter(root, CLONE_NEWNET | CLONE_NEWIPC)
+        if not entered:
+            return Isolation(["pid-namespace"])
+    else:
+        host_pid = os.getpid()
+        entered = _enter(root, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC)
+        if not entered:
+            return Isolation()
+        _wait_for_pid_one(sock_fd)
+    readable = tuple(readable)
+    isolation = Isolation(entered)
+    opened: frozenset[str] = frozenset()
+    if "mount-namespace" in entered:
+        walls, opened = _mount_walls(scratch, disk_bytes, readable if root else ())
+        isolation.protections += walls
+    if root:  # not root inside a user namespace: that root is the grader's own uid outside
+        isolation.uid = _own_uid(host_pid, readable, opened)
+    return isolation
+
+
+def _wait_for_pid_one(sock_fd: int) -> None:
+    """Fork PID 1 of the PID namespace just entered and return in it; this process waits for it and ends as it
+    ends, by the same signal or with the same code."""
     pid = os.fork()
     if pid:
         os.close(sock_fd)  # only PID 1 speaks to the judge; its end must close the connection
@@ -82,21 +105,37 @@ def isolate(sock_fd: int, scratch: str, disk_bytes: int, readable: Iterable[str]
         os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 70)
     die_with_parent()
     os.setsid()  # its own group: killpg(0) from the submission cannot reach the waiting parent
-    readable = tuple(readable)
-    isolation = Isolation(entered)
-    if "mount-namespace" in entered:
-        isolation.protections += _mount_walls(scratch, disk_bytes, readable if root else ())
-    if root:  # not root inside a user namespace: that root is the grader's own uid outside
-        isolation.uid = _own_uid(waiter, readable)
-    return isolation
 
 
-def _enter(root: bool) -> list[str]:
-    """unshare the namespaces; an unprivileged grader enters a user namespace too, its root mapped to
-    our own uid. Returns the protections entered (empty where the kernel refuses)."""
+class PidNamespaces:
+    """A root-run zygote's forks, each PID 1 of a PID namespace of its own: the child then needs no process
+    outside its namespace to wait for it (`isolate`'s waiter costs a fork and an exit of the zygote's image,
+    ~6 ms of CPU a submission). Only root: an unprivileged zygote would have to enter a user namespace for
+    good, whose uid all its children would share. Where the kernel refuses, a fork is an ordinary one."""
+
+    def __init__(self) -> None:
+        self.own: int | None = None  # this process's own PID namespace, to come back to after each fork
+        if _libc is not None and os.geteuid() == 0:
+            try:
+                self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                pass
+
+    def fresh(self) -> bool:
+        """Make the next fork PID 1 of a new PID namespace; False where it will not be."""
+        return self.reset() and _libc is not None and _libc.unshare(CLONE_NEWPID) == 0
+
+    def reset(self) -> bool:
+        """Make the next fork an ordinary child in this process's own PID namespace again."""
+        return self.own is not None and _libc is not None and _libc.setns(self.own, CLONE_NEWPID) == 0
+
+
+def _enter(root: bool, shared: int) -> list[str]:
+    """unshare the namespaces (`shared`, and a mount namespace where the kernel allows); an unprivileged grader
+    enters a user namespace too, its root mapped to our own uid. Returns the protections entered, the PID
+    namespace among them (the zygote's fork may have entered it already); empty where the kernel refuses."""
     if _libc is None:
         return []
-    shared = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
     user = 0 if root else CLONE_NEWUSER
     ids = os.geteuid(), os.getegid()  # outside: once in a user namespace, unmapped ids read as nobody
     for flags, entered in ((shared | user | CLONE_NEWNS, ["mount-namespace"]), (shared | user, [])):
@@ -131,29 +170,30 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     return _libc.mount(text(source), text(target), text(fstype), flags, text(data)) == 0
 
 
-def _mount_walls(scratch: str, disk_bytes: int, readable: Iterable[str]) -> list[str]:
+def _mount_walls(scratch: str, disk_bytes: int, readable: tuple[str, ...]) -> tuple[list[str], frozenset[str]]:
     """In our own mount namespace: a /proc of our PID namespace, the readable paths reachable by `uid`,
-    and the scratch folder on a tmpfs of its own size."""
+    and the scratch folder on a tmpfs of its own size. Returns the protections, and the folders `expose` opened."""
     if not _mount(None, "/", None, MS_REC | MS_PRIVATE):  # nothing we mount may reach the host's tree
-        return []
+        return [], frozenset()
     done = []
     if _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC):
         done.append("private-proc")
-    if readable:
-        expose([*readable, scratch])
+    opened = expose([*readable, scratch], survey(readable).closed) if readable else frozenset()
     if _scratch_on_tmpfs(scratch, disk_bytes):
         done.append("disk-quota")
-    return done
+    return done, opened
 
 
-def expose(paths: Iterable[str]) -> None:
+def expose(paths: Iterable[str], known: Mapping[str, str | None]) -> frozenset[str]:
     """Make each path reachable for any uid without opening anything else: a folder that others may not
     enter (a Python installed under /root, mode 700) is covered by an empty tmpfs, and only the paths
     below it that we need are bound back into place. What else it held (SSH keys, the instructor's
-    files) is no longer there at all."""
+    files) is no longer there at all. `known`: the closed folder above each path already surveyed (a path
+    not in it is looked at now). Returns the folders so opened."""
     paths = list(paths)
-    closed = {folder for folder in map(_first_closed_folder, paths)
+    closed = {folder for folder in (known[p] if p in known else _first_closed_folder(p) for p in paths)
               if folder is not None and not folder.startswith(("/proc/", "/sys/"))}
+    opened = set()
     for folder in sorted(closed):  # the outermost closed folder of each path: none lies inside another
         inside = [p for p in paths if p.startswith(folder + "/")]
         handles = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in inside]
@@ -161,9 +201,33 @@ def expose(paths: Iterable[str]) -> None:
             if _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755"):
                 for path, handle in zip(inside, handles):
                     _bind_back(path, handle)
+                opened.add(folder)
         finally:
             for handle in handles:
                 os.close(handle)
+    return frozenset(opened)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """The paths a child reads, as the host's tree shows them: the outermost folder above each that others may
+    not enter (None: none), and whether others may read every path itself."""
+
+    closed: dict[str, str | None]
+    open_to_others: bool
+
+    def reachable(self, opened: frozenset[str] = frozenset()) -> bool:
+        """Whether a uid of no privilege can read every path, once `expose` has opened the folders `opened`."""
+        return self.open_to_others and all(folder is None or folder in opened for folder in self.closed.values())
+
+
+@functools.lru_cache(maxsize=4)
+def survey(readable: tuple[str, ...]) -> Survey:
+    """The host's tree around the paths a child reads: ~500 stat calls that the zygote makes once, before any
+    child has a mount of its own, for every child to inherit, as it walks readable_roots once (grader.sandbox.
+    confine); a mode changed during a run is seen by the next zygote."""
+    return Survey({path: _first_closed_folder(path) for path in readable},
+                  all(_others_may_read(path) for path in readable))
 
 
 def _first_closed_folder(path: str) -> str | None:
@@ -207,11 +271,6 @@ def _scratch_on_tmpfs(scratch: str, disk_bytes: int) -> bool:
 
 
 # -- who the child runs as ----------------------------------------------------------------------------
-def _reachable_by(paths: Iterable[str]) -> bool:
-    """Whether a uid of no privilege can read every path the child needs (Python, its packages)."""
-    return all(_first_closed_folder(p) is None and _others_may_read(p) for p in paths)
-
-
 def _others_may_read(path: str) -> bool:
     try:
         mode = os.stat(path).st_mode
@@ -228,9 +287,10 @@ def own_uid(readable: Iterable[str]) -> int | None:
     return _own_uid(os.getpid(), tuple(readable))
 
 
-def _own_uid(pid: int, readable: tuple[str, ...]) -> int | None:
-    """The uid a root-run grader's sandbox becomes (None: not root, or that uid could not run Python)."""
-    if os.geteuid() != 0 or not _reachable_by(readable):
+def _own_uid(pid: int, readable: tuple[str, ...], opened: frozenset[str] = frozenset()) -> int | None:
+    """The uid a root-run grader's sandbox becomes (None: not root, or that uid could not run Python, the
+    folders `expose` opened being open)."""
+    if os.geteuid() != 0 or not survey(readable).reachable(opened):
         return None
     return SANDBOX_UID_BASE + pid
 
@@ -241,7 +301,7 @@ def become(uid: int, scratch: str) -> None:
     read-only (grader.sandbox.folders.READ_ONLY: the files beside a single submission) stays root's, so the
     submission can read it but neither write it nor make it writable. Dumpable again afterwards, and dying
     with its parent again (a uid change clears both), so the submission can read its own /proc/self and
-    ends when the judge, its zygote or its waiting parent is killed. The folder is walked as the judge walks
+    ends when its parent (the zygote, or the process waiting for it) is killed. The folder is walked as the judge walks
     it (grader.sandbox.folders.walk): what an earlier child left there, however deep, cannot stop a replay."""
     os.chown(scratch, uid, uid)
     for folder, name, info, _ in walk(scratch):

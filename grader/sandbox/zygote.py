@@ -30,7 +30,7 @@ if __name__ == "__main__":  # started as a zygote or a worker, not imported: tor
 import torch  # noqa: F401  (the point of the zygote: children inherit it already imported)
 
 from grader import wire
-from grader.sandbox import child, confine
+from grader.sandbox import child, confine, isolation
 
 MAX_REQUEST = 64 * 1024
 # Modules that common notebook code imports on first use, in every child otherwise: printing a tensor
@@ -50,7 +50,7 @@ def exit_status(status: int) -> dict[str, int]:
     return {"exit": os.WEXITSTATUS(status)}
 
 
-def serve(judges: list[socket.socket], protections: list[str]) -> None:
+def serve(judges: list[socket.socket], protections: list[str], pids: isolation.PidNamespaces) -> None:
     """Answer each judge's requests until every judge is gone. Requests are short (a fork, or a reap that
     waits at most its grace), so one judge waits for another's for milliseconds. A judge is gone when its
     socket closes, however it ended (killed with -9, or with the Jupyter kernel that started it): what it
@@ -75,7 +75,7 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
                 continue
             request = json.loads(msg)
             if request["op"] == "fork":
-                pid = fork_child(judges, fds, request["config"])
+                pid = fork_child(judges, fds, request["config"], pids)
                 live[pid] = ctl
                 reply(ctl, {"pid": pid})
             elif request["op"] == "reap":
@@ -85,14 +85,23 @@ def serve(judges: list[socket.socket], protections: list[str]) -> None:
                 reply(ctl, exit_status(status))
 
 
-def fork_child(judges: list[socket.socket], fds: list[int], config: dict[str, Any]) -> int:
-    """A child for one submission: `fds` are its socket to the judge and the judge's output descriptor."""
-    confine.readable_roots(tuple(config["hidden"]))  # walked here once, inherited by every child
-    pid = os.fork()
+def fork_child(judges: list[socket.socket], fds: list[int], config: dict[str, Any],
+               pids: isolation.PidNamespaces) -> int:
+    """A child for one submission: `fds` are its socket to the judge and the judge's output descriptor. Where
+    this zygote may (`pids`), the child is PID 1 of a PID namespace of its own from its start."""
+    isolation.survey(confine.readable_roots(tuple(config["hidden"])))  # walked here once, inherited by every child
+    pid_one = "namespaces" not in config["without"] and pids.fresh()
+    try:
+        pid = os.fork()
+    except OSError:
+        pids.reset()
+        raise
     if pid:
+        pids.reset()  # later forks (a child without namespaces) in the zygote's own PID namespace again
         for fd in fds:
             os.close(fd)
         return pid
+    config = {**config, "pid_one": pid_one}
     code = 0
     try:
         os.setsid()  # its own process group, so the judge can kill the whole tree at once
@@ -240,7 +249,7 @@ def main(argv: list[str]) -> None:
         # submissions left behind. It ends once every judge's socket has closed, after ending what they graded.
         confine.hide_from_tracing()
         serve([socket.socket(fileno=int(fd)) for fd in argv[1:]],
-              ["subreaper"] if confine.become_subreaper() else [])
+              ["subreaper"] if confine.become_subreaper() else [], isolation.PidNamespaces())
         os._exit(0)  # nothing to flush, and the judge waits for this exit: tearing torch down costs ~0.1 s
     elif argv[0] == "worker":
         heap.loaded()

@@ -5,6 +5,7 @@ holds both end to end (tests/hostile/test_given_code.py, tests/end_to_end/test_i
 from __future__ import annotations
 
 import importlib.machinery
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,20 @@ def test_a_folder_named_like_the_references_beside_no_grader_is_not_hidden(tmp_p
     (tmp_path / "solutions").mkdir()
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])
     assert str((tmp_path / "solutions").resolve()) not in secrets.hidden_paths()
+
+
+def test_an_entry_made_in_a_checkout_is_hidden_at_the_next_start(tmp_path: Path) -> None:
+    """The checkout's listing is kept while its folder does not change, and each sandbox's start asks again: a
+    build's copies made between two starts are hidden at the second, however long ago the first listing was."""
+    checkout = copy_of_the_distribution(tmp_path / "checkout", BESIDE)
+    (checkout / "pyproject.toml").write_text("", encoding="utf-8")
+    long_ago = checkout.stat().st_mtime - 3600
+    os.utime(checkout, (long_ago, long_ago))
+    first = secrets._checkout(checkout)
+    assert first == secrets._checkout(checkout)
+    assert str(checkout / "solutions") in first and str(checkout / "grader") not in first
+    (checkout / "build").mkdir()
+    assert str(checkout / "build") in secrets._checkout(checkout)
 
 
 def test_an_installed_grader_is_granted_entry_by_entry_but_its_references(tmp_path: Path,
