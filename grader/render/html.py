@@ -131,8 +131,8 @@ def matrix_squares(grid: figures.Grid) -> Markup:
     parts += [f'<text class="axis" x="{0.5 * c}" y="{(i + 1.65) * c}" text-anchor="middle">{i}</text>\n'
               for i in range(grid.size)]
     parts += [f'<g class="{square.kind}"><rect x="{(square.column + 1) * c}" y="{(square.row + 1) * c}" width="{c}" '
-              f'height="{c}"/>\n{square_glyph(square.kind, (square.column + 1.5) * c, (square.row + 1.5) * c, c * 0.2)}</g>\n'
-              for square in grid.squares]
+              f'height="{c}"/>\n{square_glyph(square.kind, (square.column + 1.5) * c, (square.row + 1.5) * c, c * 0.2)}'
+              '</g>\n' for square in grid.squares]
     return Markup("".join(parts)[:-1])
 
 

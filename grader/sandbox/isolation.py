@@ -42,9 +42,10 @@ _CAP_VERSION_3 = 0x20080522
 _LAST_CAP = 63
 
 # Each sandbox of a root-run grader gets a uid of its own: this base plus the host pid of the process the
-# zygote forked for it (PID 1 of its namespace, or the one waiting for PID 1), unique among live sandboxes. Processes of one uid share RLIMIT_NPROC and may signal
-# and read each other, so classmates graded side by side never share one. The range lies above the
-# ranges Linux distributions hand to users, services and containers (systemd's end at 0x6FFFFFFF).
+# zygote forked for it (PID 1 of its namespace, or the one waiting for PID 1), unique among live sandboxes.
+# Processes of one uid share RLIMIT_NPROC and may signal and read each other, so classmates graded side by
+# side never share one. The range lies above the ranges Linux distributions hand to users, services and
+# containers (systemd's end at 0x6FFFFFFF).
 SANDBOX_UID_BASE = 0x70000000
 
 
@@ -70,11 +71,9 @@ def isolate(sock_fd: int, scratch: str, disk_bytes: int, readable: Iterable[str]
     process the submission started, setsid or not: the kernel empties a PID namespace whose init ends.
     """
     root = os.geteuid() == 0
-    if pid_one:
+    if pid_one:  # PID 1 already, whatever else the kernel refuses
         host_pid = int(os.readlink("/proc/self"))  # the host's /proc names us as the host does, until ours is mounted
-        entered = _enter(root, CLONE_NEWNET | CLONE_NEWIPC)
-        if not entered:
-            return Isolation(["pid-namespace"])
+        entered = _enter(root, CLONE_NEWNET | CLONE_NEWIPC) or ["pid-namespace"]
     else:
         host_pid = os.getpid()
         entered = _enter(root, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC)

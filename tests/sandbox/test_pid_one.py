@@ -69,3 +69,13 @@ def test_after_a_fork_into_a_fresh_namespace_the_next_fork_is_an_ordinary_one() 
         namespaces.reset()
     assert first == 1
     assert _forked_pid() != 1
+
+
+def test_pid_one_whose_other_namespaces_are_refused_still_runs_as_a_uid_of_its_own(monkeypatch: pytest.MonkeyPatch,
+                                                                                  tmp_path: Path) -> None:
+    """A kernel that lets the zygote make a PID namespace but refuses the child its network and mount ones leaves
+    it PID 1 without walls of its own: it still drops to a uid of its own where that uid reads Python."""
+    monkeypatch.setattr(isolation, "_enter", lambda root, shared: [])
+    walls = isolation.isolate(-1, str(tmp_path), 0, ("/usr",), pid_one=True)
+    assert walls.protections == ["pid-namespace"]
+    assert walls.uid == isolation.SANDBOX_UID_BASE + os.getpid()
