@@ -202,7 +202,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _SLOW_PROGRAMS = ("python", "grade", "chromium", "chrome", "jupyter")
-_CHEAP_MODULES = ("grader.judge.scratch",)  # the scratch folder's keeper: no torch, started once per process
+_CHEAP_MODULES = ("grader.judge.keeper",)  # the scratch folders' keeper: no torch, started once per process
 
 
 @pytest.fixture(autouse=True)

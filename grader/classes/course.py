@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from grader import __version__
 from grader.classes import adjustments, release, roster, similarity
@@ -36,6 +36,9 @@ from grader.outputs.paths import write_atomic
 from grader.outputs.safe_text import json_text
 from grader.results import FILES, Entry, LeftOut, LookAlike, SubmissionResult, Ungraded, capped
 from grader.results.release import Policy, for_students
+
+if TYPE_CHECKING:  # importing it loads the judges' modules, which `grade export` and the like do without
+    from grader.classes.pool import Zygotes
 
 
 class Watcher(Protocol):
@@ -125,15 +128,18 @@ class Course:
 
     def grade(self, sources: Sequence[Path], spec: str, *, folders: Sequence[Path] = (), pattern: str | None = None,
               part: tuple[int, int] | None = None, workers: int = 1, timeout: float = 60.0, seed: int | None = None,
-              force: bool = False, before_release: Policy | None = None, progress: Watcher | None = None) -> Graded:
+              force: bool = False, before_release: Policy | None = None, progress: Watcher | None = None,
+              zygotes: Zygotes | None = None) -> Graded:
         """Grade the class SOURCES hold (folders, zips) in the exercises `spec` names, each result committed to the
         gradebook when it is final; what already has a final result is not graded again. Ctrl-C stops it with what
-        was recorded kept (`interrupted`). Publishes nothing: `publish` does, after."""
+        was recorded kept (`interrupted`). Publishes nothing: `publish` does, after. `zygotes`: the judges' zygote,
+        started by the caller for `workers` judges as early as it could (grader.classes.pool.Zygotes)."""
         from grader.classes.definitions import fingerprints
         from grader.classes.pool import Pool
+        from grader.judge.secrets import hidden_paths
 
         graded = Graded()
-        with Pool(workers, spec, folders) as pool:  # the zygote first, then the exercises' `import torch`
+        with Pool(workers, spec, folders, zygotes) as pool:  # the zygote first, then the exercises' `import torch`
             from grader.render import html  # after: the zygote's import of torch is the longest, so it starts first
             self.exercise_set = exercise_set([exercise.id for exercise in pool.exercises])
             workdir = self.outdir / ".sources"
@@ -168,6 +174,7 @@ class Course:
                     progress.start(len(requests))
                 html.prepare()  # once, here: every judge forked from this process inherits the compiled templates
                 prepare_notebooks()  # and what reading a notebook takes
+                hidden_paths()  # and the paths each sandbox hides, found (a checkout listed) once for them all
                 started = time.monotonic()
                 try:
                     pool.grade(list(requests), self.outdir / "workers.log", answered)
@@ -258,7 +265,8 @@ class Course:
                 write_atomic(folder / similar.pair_page(pair),
                              similar.pair_html(pair, compared.codes, compared.found.threshold, self.lang), folder)
         write_atomic(folder / "grades.csv", classbook.grades_csv(entries, left_out), folder)
-        write_atomic(folder / "results.jsonl", classbook.results_jsonl(entries, left_out), folder)
+        write_atomic(folder / "results.jsonl", classbook.results_jsonl(entries, left_out, self.book.json_of),
+                     folder)
         write_atomic(folder / "index.html", classbook.index_html(entries, self.lang, found, left_out), folder)
         self._pages_stale = False
         return folder / "index.html"

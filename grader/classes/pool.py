@@ -49,15 +49,18 @@ class Pool:
     loads torch here), so that the zygote's import runs beside ours and the workers fork from a process that
     imported torch but never ran it. A context manager: the zygote ends with it."""
 
-    def __init__(self, workers: int, spec: str, folders: Sequence[Path] = ()) -> None:
+    def __init__(self, workers: int, spec: str, folders: Sequence[Path] = (), zygotes: Zygotes | None = None) -> None:
+        """`zygotes`: started by the caller, earlier still (and closed by it), for `workers` judges."""
         self.workers = workers
-        self.zygotes = Zygotes(workers)  # before our own `import torch`, so that their imports run beside it
+        self._own = zygotes is None
+        self.zygotes = zygotes if zygotes is not None else Zygotes(workers)  # before our own `import torch`: the two
+        # imports run at once
         try:
             from grader.judge.exercise import discover, select  # imports torch
 
             self.exercises = select(spec, discover(folders=folders))
         except BaseException:
-            self.zygotes.close()
+            self.__exit__(None, None, None)
             raise
 
     def __enter__(self) -> Pool:
@@ -65,7 +68,8 @@ class Pool:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
-        self.zygotes.close()
+        if self._own:
+            self.zygotes.close()
 
     def grade(self, requests: Sequence[Request], log: Path, on_answer: OnAnswer) -> None:
         """Grade every request, answering each through `on_answer` as it is final (workers.log at `log`). What this
@@ -87,11 +91,19 @@ class Zygotes:
     def __init__(self, count: int) -> None:
         self.waiting = Grader.zygotes(count)
 
+    def __enter__(self) -> Zygotes:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
     def take(self) -> ZygoteLauncher | None:
         return self.waiting.pop() if self.waiting else None
 
     def close(self) -> None:
-        for zygote in self.waiting:
+        waiting, self.waiting = self.waiting, []
+        for zygote in waiting:
             zygote.close()
 
 

@@ -63,22 +63,26 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     (a code file or zip whose name the pattern does not match, or that cannot be read: listed in the
     summary, grades.csv and index.html), 2 when it cannot run.
     """
-    from grader.classes.course import Course
+    from grader.classes.pool import Zygotes
     from grader.classes.similarity import check_boilerplate
-    from grader.render.batch_report import Progress, summary
 
     lang = speak(lang)
     part = _part(shard, shards)
     check_boilerplate(boilerplate)
-    progress = Progress(sys.stderr, enabled=sys.stderr.isatty())
-    with writing(), Course(outdir, lang, new=True,
-                           tell=lambda message: warn(catalogue.text(message.key, lang, **message.args))) as course:
-        graded = course.grade(sources, spec, folders=exercise_folders(), pattern=student_pattern, part=part,
-                              workers=jobs, timeout=timeout, seed=seed, force=force, before_release=before_release,
-                              progress=progress)
-        compared = course.compare(boilerplate, THRESHOLD) if look_alike and not graded.interrupted else None
-        index = course.publish(compared=compared)
-        shown = course.shown
+    # The zygote's `import torch` is what a batch's start waits on longest: it starts before anything else is loaded.
+    with Zygotes(jobs) as zygotes, writing():
+        from grader.classes.course import Course
+        from grader.render.batch_report import Progress, summary
+
+        progress = Progress(sys.stderr, enabled=sys.stderr.isatty())
+        with Course(outdir, lang, new=True,
+                    tell=lambda message: warn(catalogue.text(message.key, lang, **message.args))) as course:
+            graded = course.grade(sources, spec, folders=exercise_folders(), pattern=student_pattern, part=part,
+                                  workers=jobs, timeout=timeout, seed=seed, force=force,
+                                  before_release=before_release, progress=progress, zygotes=zygotes)
+            compared = course.compare(boilerplate, THRESHOLD) if look_alike and not graded.interrupted else None
+            index = course.publish(compared=compared)
+            shown = course.shown
     counts = {"students": graded.students, "already": graded.already, "graded": graded.graded, "full": graded.full,
               "ungradable": graded.ungradable, "errors": graded.errors, "left_out": graded.left_out,
               "seconds": round(graded.seconds, 1),

@@ -60,22 +60,18 @@ SANDBOX_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ"
 SANDBOX_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "CUDA_", "NVIDIA_", "TORCH_")
 
 
-# Memory in huge pages, so that forking a sandbox and tearing it down cost little: glibc's malloc asks for
-# transparent huge pages, and each fork copies a few hundred page-table entries instead of tens of thousands.
-# Where glibc or the kernel offers no huge pages the setting changes nothing.
+# What glibc's malloc holds (~80 MB of what `import torch` leaves) in transparent huge pages, so that a fork copies
+# fewer page-table entries for it. Where glibc or the kernel offers no huge pages the setting changes nothing.
+# Python's own objects stay in Python's allocator: in glibc's malloc too (PYTHONMALLOC=malloc, so in those huge
+# pages) the fork is cheaper, but each sandbox that writes to an inherited object splits a huge page to copy it:
+# a mask sandbox and its fork cost ~60 ms of CPU against ~64 (benchmarks/sandbox_cost.py --env PYTHONMALLOC=malloc).
 HUGE_PAGES = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
-# Python's objects in glibc's malloc too (so in those huge pages: ~135 of the ~145 MB `import torch` leaves,
-# against ~80 MB without), rather than in Python's own 4 KB-page arenas: a batch's sandbox grades in ~10 % less
-# time (-e mask: 0.11 s against 0.13 s), but the zygote's `import torch` takes ~15 % longer (~0.2 s). A batch's
-# zygote forks enough sandboxes to gain; one file's run waits on its zygote's import and forks one.
-OBJECTS_IN_HUGE_PAGES = {"PYTHONMALLOC": "malloc"}
 
 
-def sandbox_env(forks_many: bool = True) -> dict[str, str]:
-    """What a sandbox's process starts with: the allow-listed variables, and the memory settings of a zygote that
-    forks many sandboxes (`forks_many`) or few."""
+def sandbox_env() -> dict[str, str]:
+    """What a sandbox's process starts with: the allow-listed variables, and the memory setting above."""
     env = {k: v for k, v in python_env().items() if k in SANDBOX_VARIABLES or k.startswith(SANDBOX_PREFIXES)}
-    return {**HUGE_PAGES, **(OBJECTS_IN_HUGE_PAGES if forks_many else {}), **env}
+    return {**HUGE_PAGES, **env}
 
 
 def _command(*args: str) -> list[str]:
@@ -83,11 +79,9 @@ def _command(*args: str) -> list[str]:
 
 
 class _Zygote:
-    """A zygote process and the file it writes why it died to, shared by the launchers connected to it; one that
-    `forks_many` sandboxes (a batch's) holds Python's objects in huge pages (sandbox_env)."""
+    """A zygote process and the file it writes why it died to, shared by the launchers connected to it."""
 
-    def __init__(self, sockets: int, forks_many: bool) -> None:
-        self.forks_many = forks_many
+    def __init__(self, sockets: int) -> None:
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(sockets)]
         self.errors = tempfile.TemporaryFile()
         theirs = [pair[1].fileno() for pair in pairs]
@@ -97,7 +91,7 @@ class _Zygote:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
-            env=sandbox_env(forks_many),
+            env=sandbox_env(),
             # A session of its own: what ends the judge's group (a Jupyter kernel's Stop, Ctrl-C in a terminal)
             # leaves the zygote to end the sandboxes, which it does once the judge's socket closes.
             start_new_session=True,
@@ -133,12 +127,12 @@ class ZygoteLauncher:
     """
 
     def __init__(self, zygote: _Zygote | None = None, ctl: socket.socket | None = None) -> None:
-        self._connect(zygote or _Zygote(1, forks_many=False), ctl)
+        self._connect(zygote or _Zygote(1), ctl)
 
     @classmethod
     def shared(cls, count: int) -> list[ZygoteLauncher]:
         """`count` launchers on one zygote, each with a socket of its own: a batch's, which forks its whole class."""
-        zygote = _Zygote(count, forks_many=True)
+        zygote = _Zygote(count)
         return [cls(zygote, ctl) for ctl in zygote.sockets]
 
     def _connect(self, zygote: _Zygote, ctl: socket.socket | None) -> None:
@@ -180,7 +174,7 @@ class ZygoteLauncher:
             # Killed (a submission where no namespace or Landlock stopped it, or the OOM killer):
             # a new zygote of our own costs one `import torch`; the remaining submissions are still graded.
             self.close()
-            self._connect(_Zygote(1, self.zygote.forks_many), None)
+            self._connect(_Zygote(1), None)
         ours, theirs = socket.socketpair()
         try:
             pid = self._request({"op": "fork", "config": config}, [theirs.fileno(), output])["pid"]

@@ -11,25 +11,21 @@ student cannot fill the disk that the gradebook and the other students share.
 Whatever a child leaves there, the judge walks and removes it without recursion and through descriptors
 (`walk`, `remove`), so no depth or length of path can raise in the judge or leave the folder behind; and
 should the judge die before it removes a folder (a Jupyter kernel restarted mid-grade, `grade` killed), a
-keeper process of its own removes it (`_Keeper`). `python -m grader.judge.scratch` is that keeper.
+keeper process of its own removes it (grader.judge.keeper).
 """
 from __future__ import annotations
 
-import io
 import keyword
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from grader.judge.launcher import python_env
+from grader.judge.keeper import Keeper
 from grader.sandbox.folders import ENTRIES, READ_ONLY, remove, usage
 from grader.sandbox.isolation import SANDBOX_UID_BASE
 from grader.sandbox.limits import status_bytes
@@ -38,9 +34,6 @@ from grader.sandbox.limits import status_bytes
 # enough for a course folder of notebooks and data, not a home directory or a dataset.
 SIBLING_FILES = 200
 SIBLING_BYTES = 64 * 2**20
-
-KEEPER_WAIT_S = 10.0  # how long the keeper retries a folder that processes of a dead judge still write in
-
 
 @dataclass(frozen=True)
 class Sibling:
@@ -71,7 +64,7 @@ class Scratch:
     def __init__(self, files: Iterable[Copied]) -> None:
         self.files = tuple(files)
         self.path = Path(tempfile.mkdtemp(prefix="grader-"))
-        _Keeper.mine().keep(self.path)
+        Keeper.mine().keep(self.path)
         self._fill()
         self.copied, self.copied_entries = usage(str(self.path))
         self.device = self.path.stat().st_dev
@@ -124,7 +117,7 @@ class Scratch:
         """Removed now, or (should a process of the child still hold it) by the keeper when we are gone."""
         remove(self.path)
         if not os.path.lexists(self.path):
-            _Keeper.mine().forget(self.path)
+            Keeper.mine().forget(self.path)
 
 
 def held_without_name(child: int, device: int) -> int:
@@ -186,69 +179,6 @@ def _children(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
-
-
-class _Keeper:
-    """A process that removes this process's scratch folders if this process dies before it does.
-
-    The judge registers each folder it makes and forgets each it removed, on a pipe to the keeper; when the
-    pipe closes (the judge exited, or was killed with -9, or died with the Jupyter kernel that started it),
-    the keeper removes what is still registered, trying again for KEEPER_WAIT_S while the zygote ends the
-    processes that may still write there. Started by exec in a session of its own, so nothing that ends
-    the judge (a kernel's Stop, a process-group kill) ends it first; one per process, started with the
-    first folder (a forked batch worker starts its own, as it closes what it inherited).
-    """
-
-    _mine: "_Keeper | None" = None
-
-    def __init__(self) -> None:
-        self.owner = os.getpid()
-        try:
-            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-m", "grader.judge.scratch"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, start_new_session=True, env=python_env())
-        except OSError:  # no keeper: grading goes on, the judge removes its folders as before
-            self.proc = None
-
-    @classmethod
-    def mine(cls) -> "_Keeper":
-        if cls._mine is None or cls._mine.owner != os.getpid():
-            cls._mine = cls()
-        return cls._mine
-
-    def keep(self, path: Path) -> None:
-        self._say(b"+", path)
-
-    def forget(self, path: Path) -> None:
-        self._say(b"-", path)
-
-    def _say(self, what: bytes, path: Path) -> None:
-        """One message, NUL-terminated (no path holds a NUL), in one write of the pipe."""
-        if self.proc is None or self.proc.stdin is None:
-            return
-        try:
-            self.proc.stdin.write(what + os.fsencode(path) + b"\0")
-            self.proc.stdin.flush()
-        except OSError:  # the keeper was killed: the folders are the judge's alone to remove
-            pass
-
-
-def keep_until_closed(messages: io.BufferedIOBase) -> None:
-    """The keeper's life: follow the judge's messages until its end of the pipe closes, then remove what
-    it left, until every folder is gone or KEEPER_WAIT_S has passed."""
-    left: set[bytes] = set()
-    pending = b""
-    while chunk := messages.read1(1 << 16):
-        *complete, pending = (pending + chunk).split(b"\0")
-        for message in complete:
-            (left.add if message[:1] == b"+" else left.discard)(message[1:])
-    deadline = time.monotonic() + KEEPER_WAIT_S
-    while left and time.monotonic() < deadline:
-        for path in list(left):
-            remove(Path(os.fsdecode(path)))
-            if not os.path.lexists(path):
-                left.discard(path)
-        time.sleep(0.1)
 
 
 @dataclass(frozen=True)
@@ -343,7 +273,3 @@ def _groups(uid: int) -> frozenset[int]:
         return frozenset(os.getgrouplist(account.pw_name, account.pw_gid))
     except (ImportError, KeyError, OSError):
         return frozenset()
-
-
-if __name__ == "__main__":
-    keep_until_closed(sys.stdin.buffer)  # type: ignore[arg-type]  # a BufferedReader, typed as BinaryIO

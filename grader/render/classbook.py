@@ -12,7 +12,7 @@ import json
 import math
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from grader.messages import catalogue
 from grader.messages.catalogue import Msg
@@ -62,17 +62,19 @@ def adjusted_note(exercise: ExerciseResult) -> str:
     return f"{exercise.id} (own score {decimal(then)} when adjusted, {decimal(exercise.own_score)} now)"
 
 
-def results_jsonl(entries: Sequence[Entry], left_out: Sequence[LeftOut] = ()) -> str:
+def results_jsonl(entries: Sequence[Entry], left_out: Sequence[LeftOut] = (),
+                  json_of: Callable[[RunResult], dict[str, Any]] = to_json) -> str:
     """Every entry in full, one JSON object a line, for tools that want more than the spreadsheet; then a
-    line per hand-in left out (status `left out`, its file and why)."""
-    lines = [_result_line(entry) for entry in entries]
+    line per hand-in left out (status `left out`, its file and why). `json_of`: each run's JSON form, as to_json
+    writes it (a gradebook has it already, grader.classes.gradebook.Gradebook.json_of)."""
+    lines = [_result_line(entry, json_of) for entry in entries]
     lines += [{"status": LEFT_OUT_STATUS, "path": item.path,
                "problem": {"key": item.reason.key, "args": item.reason.args, "messages": problem_messages(item.reason)}}
               for item in left_out if item.hand_in]
     return "".join(json_text(line) + "\n" for line in lines)
 
 
-def _result_line(entry: Entry) -> dict[str, Any]:
+def _result_line(entry: Entry, json_of: Callable[[RunResult], dict[str, Any]]) -> dict[str, Any]:
     return {
         "student": entry.student,
         **({"lms_id": entry.lms_id} if entry.lms_id else {}),
@@ -87,7 +89,7 @@ def _result_line(entry: Entry) -> dict[str, Any]:
         "page": page_name(entry.label),
         "problem": {"key": entry.problem.key, "args": entry.problem.args,
                     "messages": problem_messages(entry.problem)} if entry.problem else None,
-        "result": to_json(entry.run) if entry.run else None,
+        "result": json_of(entry.run) if entry.run else None,
     }
 
 

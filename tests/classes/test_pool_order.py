@@ -1,6 +1,7 @@
 """The batch's fork-before-torch rule, held by the object that needs it (grader.classes.pool.Pool): the zygote its
 judges' sandboxes start from is started before this process imports torch with the exercises, so that the two
-imports run at once, and the judges fork from a process that imported torch but never ran it.
+imports run at once, and the judges fork from a process that imported torch but never ran it. `grade batch` starts it
+earlier still, before it loads the class's own modules (grader.classes.course): grading waits on the zygote's import.
 
 Run through the real command in a fresh interpreter (this one imported torch long ago): `Grader.zygotes`, where
 every batch's zygote starts, records whether torch was already imported when it was called."""
@@ -21,20 +22,24 @@ PROBE = """
 import json, sys
 from grader.judge.grader import Grader
 
-seen = []
+seen, course = [], []
 started = Grader.zygotes
 
 def zygotes(count):
     seen.append("torch" in sys.modules)
+    course.append("grader.classes.course" in sys.modules)
     return started(count)
 
 Grader.zygotes = staticmethod(zygotes)
 if sys.argv[3] == "torch-first":
     import torch
+if sys.argv[3] == "course-first":
+    import grader.classes.course
 from grader.cli import cli
 code = cli.main(["batch", sys.argv[1], "-o", sys.argv[2], "-j", "1", "-e", "mask", "--lang", "en"],
                 standalone_mode=False)
-print(json.dumps({"torch_before_zygote": seen, "torch_at_end": "torch" in sys.modules, "code": code}))
+print(json.dumps({"torch_before_zygote": seen, "course_before_zygote": course, "torch_at_end": "torch" in sys.modules,
+                  "code": code}))
 """
 
 
@@ -47,11 +52,14 @@ def _batch(tmp_path: Path, order: str) -> dict[str, object]:
     return found
 
 
-def test_grade_batch_starts_the_zygote_before_importing_torch(tmp_path: Path) -> None:
+def test_grade_batch_starts_its_one_zygote_before_importing_torch_or_the_class(tmp_path: Path) -> None:
     found = _batch(tmp_path, "as-the-command-does")
-    assert found == {"torch_before_zygote": [False], "torch_at_end": True, "code": 0}
+    assert found == {"torch_before_zygote": [False], "course_before_zygote": [False], "torch_at_end": True, "code": 0}
 
 
-def test_the_probe_sees_torch_imported_first(tmp_path: Path) -> None:
-    """The check above can fail: with torch imported before the command runs, the probe says so."""
-    assert _batch(tmp_path, "torch-first")["torch_before_zygote"] == [True]
+@pytest.mark.parametrize("first, seen", [("torch-first", "torch_before_zygote"),
+                                         ("course-first", "course_before_zygote")])
+def test_the_probe_sees_what_was_imported_first(tmp_path: Path, first: str, seen: str) -> None:
+    """The check above can fail: with torch, or the class's modules, imported before the command runs, the probe
+    says so."""
+    assert _batch(tmp_path, first)[seen] == [True]

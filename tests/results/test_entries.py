@@ -69,6 +69,30 @@ def test_an_entry_is_its_result_in_the_gradebook_and_every_output(tmp_path: Path
     assert lines["di"]["problem"]["key"] == "batch.worker_lost" and lines["bo"]["problem"] is None
 
 
+def test_a_batch_publishes_what_it_recorded_as_a_later_reader_of_the_gradebook_would(tmp_path: Path) -> None:
+    """The gradebook that recorded a run reads it back as that run, and gives its JSON from the row it wrote,
+    so a batch's publish decodes nothing it just encoded: what it writes is what any later reader (another
+    process, `grade export`) writes from the same rows, and a run it did not record (one with an adjustment in
+    force) is encoded afresh."""
+    from dataclasses import replace
+
+    from grader.render.classbook import results_jsonl
+    from grader.results import Adjustment
+
+    with Gradebook(tmp_path / FILENAME) as book:
+        recorded = {student: book.record(Entry(student, "3.1", "0" * 64, "0", ("answer.py",), result))
+                    for student, (result, _) in CLASS.items()}
+        read = book.latest()
+        assert all(entry.result is recorded[entry.student].result for entry in read if entry.run)
+        written = results_jsonl(read, (), book.json_of)
+        adjusted = replace(read[0].run, exercises=tuple(replace(e, adjustment=Adjustment(1.0, "ta", "why", "now", 0.0))
+                                                      for e in read[0].run.exercises))
+        assert book.json_of(adjusted) == to_json(adjusted) != book.json_of(read[0].run)
+    with Gradebook(tmp_path / FILENAME) as later:
+        assert written == results_jsonl(later.latest())
+    assert written.count("\n") == len(CLASS) and json.loads(written.splitlines()[0])["result"] == to_json(CLASS["ann"][0])
+
+
 def test_a_gradebook_written_before_reads_in_todays_words(tmp_path: Path) -> None:
     """Rows as the gradebook wrote them before its entries held their result: the status a column of its own,
     and a cell that raised spelled "error". They read as they were, the cell `raised`."""
