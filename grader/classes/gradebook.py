@@ -263,4 +263,3 @@ def _result(values: dict[str, Any]) -> SubmissionResult:
     problem = json.loads(values["problem"]) if values["problem"] else None
     why = Msg(problem["key"], problem["args"]) if problem else Msg("batch.grader_error")
     return Ungraded("ungradable" if values["status"] == "ungradable" else "error", why)
-

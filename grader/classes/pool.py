@@ -47,14 +47,14 @@ OnAnswer = Callable[[Request, SubmissionResult], None]
 class Pool:
     """The judges of one batch: their zygote, started first, then the exercises they grade with (whose import
     loads torch here), so that the zygote's import runs beside ours and the workers fork from a process that
-    imported torch but never ran it. A context manager: the zygote ends with it."""
+    imported torch but never ran it. A context manager: a zygote it started ends with it; one its caller started
+    (`grade batch` starts it earlier still, before it loads the class's modules) ends with the caller's."""
 
     def __init__(self, workers: int, spec: str, folders: Sequence[Path] = (), zygotes: Zygotes | None = None) -> None:
-        """`zygotes`: started by the caller, earlier still (and closed by it), for `workers` judges."""
         self.workers = workers
         self._own = zygotes is None
-        self.zygotes = zygotes if zygotes is not None else Zygotes(workers)  # before our own `import torch`: the two
-        # imports run at once
+        # before our own `import torch`, so that the two imports run at once
+        self.zygotes = zygotes if zygotes is not None else Zygotes(workers)
         try:
             from grader.judge.exercise import discover, select  # imports torch
 

@@ -69,7 +69,7 @@ def batch_command(sources: tuple[Path, ...], spec: str, outdir: Path, jobs: int,
     lang = speak(lang)
     part = _part(shard, shards)
     check_boilerplate(boilerplate)
-    # The zygote's `import torch` is what a batch's start waits on longest: it starts before anything else is loaded.
+    # The zygote's `import torch` is what a batch's start waits on longest: it starts before the class's modules load.
     with Zygotes(jobs) as zygotes, writing():
         from grader.classes.course import Course
         from grader.render.batch_report import Progress, summary

@@ -90,7 +90,8 @@ def test_a_batch_publishes_what_it_recorded_as_a_later_reader_of_the_gradebook_w
         assert book.json_of(adjusted) == to_json(adjusted) != book.json_of(read[0].run)
     with Gradebook(tmp_path / FILENAME) as later:
         assert written == results_jsonl(later.latest())
-    assert written.count("\n") == len(CLASS) and json.loads(written.splitlines()[0])["result"] == to_json(CLASS["ann"][0])
+    assert written.count("\n") == len(CLASS)
+    assert json.loads(written.splitlines()[0])["result"] == to_json(CLASS["ann"][0])
 
 
 def test_a_gradebook_written_before_reads_in_todays_words(tmp_path: Path) -> None:
