@@ -41,9 +41,7 @@ def main() -> None:
         paths = sorted(Path(tmp).glob("*.ipynb"))
         figures = rounds(paths, args.exercises, args.rounds, variant)
     for name, each in figures.items():
-        print(f"{name}: " + ", ".join(f"{key} {statistics.median(r[key] for r in each):.1f} ms"
-                                      for key in each[0] if key != "import s")
-              + f", the zygote's import {statistics.median(r['import s'] for r in each):.2f} s CPU"
+        print(f"{name}: " + ", ".join(f"{key} {statistics.median(r[key] for r in each):.1f} ms" for key in each[0])
               + f" (median of {len(each)} rounds of {args.n})")
 
 
@@ -74,8 +72,7 @@ def one_round(paths: list[Path], exercises: list[Any], grade: Callable[..., Any]
     try:
         grade(paths[0], exercises, launcher, seed=1, timeout=60)  # the zygote ready, the judge warm
         zygote = launcher.zygote.proc.pid
-        own, reaped = _cpu(zygote)
-        imported = own  # its import of torch, and the one fork of the warm-up
+        own, reaped = _cpu(zygote)  # its own: its import of torch, and the one fork of the warm-up
         wall, judge = time.perf_counter(), time.process_time()
         for path in paths:
             grade(path, exercises, launcher, seed=1, timeout=60)
@@ -85,7 +82,7 @@ def one_round(paths: list[Path], exercises: list[Any], grade: Callable[..., Any]
         launcher.close()
     n = len(paths)
     return {"sandbox CPU": 1000 * (reaped_after - reaped) / n, "fork CPU": 1000 * (own_after - own) / n,
-            "judge CPU": 1000 * judge / n, "wall": 1000 * wall / n, "import s": imported}
+            "judge CPU": 1000 * judge / n, "wall": 1000 * wall / n, "zygote import CPU": 1000 * own}
 
 
 def _cpu(pid: int) -> tuple[float, float]:
