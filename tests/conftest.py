@@ -202,7 +202,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _SLOW_PROGRAMS = ("python", "grade", "chromium", "chrome", "jupyter")
-_CHEAP_MODULES = ("grader.judge.keeper",)  # the scratch folders' keeper: no torch, started once per process
+# The scratch folders' keeper: no torch, started once per process (grader/judge/keeper.py).
+_CHEAP_SCRIPTS = (os.path.join("grader", "judge", "keeper.py"),)
 
 
 @pytest.fixture(autouse=True)
@@ -219,7 +220,7 @@ def _fast_tests_start_no_process(request: pytest.FixtureRequest, monkeypatch: py
     def guarded(self: subprocess.Popen, args: object, *rest: object, **kwargs: object) -> None:
         argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)  # type: ignore[call-overload]
         name = os.path.basename(os.fsdecode(argv[0] if argv else "")).lower()
-        cheap = any(os.fsdecode(a) in _CHEAP_MODULES for a in argv[1:])
+        cheap = any(os.fsdecode(a).endswith(_CHEAP_SCRIPTS) for a in argv[1:])
         if name.startswith(_SLOW_PROGRAMS) and not cheap:
             pytest.fail(f"{request.node.nodeid} starts {name} but is not marked e2e: mark it "
                         f"(pytest.mark.e2e) or see tests/conftest.py's markers", pytrace=False)

@@ -7,10 +7,11 @@ still write there. Started by exec in a session of its own, so nothing that ends
 process-group kill) ends it first; one per process, started with the first folder (a forked batch worker starts
 its own, as it closes what it inherited).
 
-`python -S -m grader.judge.keeper` is that process. It needs nothing but the standard library and
-grader.sandbox.folders, so it starts without `site` (its import path is the grader's root, python_env's
-PYTHONPATH) and without the judge's modules: each of a batch's judges starts one as it grades its first
-student, beside the zygote's `import torch`, and it starts on about a third less CPU so.
+This file, run as a script without `site` (`python -S .../keeper.py`), is that process: each of a batch's
+judges starts one as it grades its first student, when every CPU is busy grading. So it starts on what the
+interpreter has loaded anyway (os, sys, io, time), not as `-m` a module of the grader's package (runpy, the
+package's import hook, typing: ~40 ms more CPU); grader.sandbox.folders is imported only where a judge left
+folders behind (its import path is the grader's root, python_env's PYTHONPATH).
 """
 from __future__ import annotations
 
@@ -18,9 +19,6 @@ import io
 import os
 import sys
 import time
-from pathlib import Path
-
-from grader.sandbox.folders import remove
 
 KEEPER_WAIT_S = 10.0  # how long the keeper retries a folder that processes of a dead judge still write in
 
@@ -29,6 +27,7 @@ class Keeper:
     """This process's keeper (`mine`), told of each folder made (`keep`) and removed (`forget`)."""
 
     _mine: "Keeper | None" = None
+    SCRIPT = os.path.abspath(__file__)
 
     def __init__(self) -> None:
         import subprocess
@@ -39,7 +38,7 @@ class Keeper:
         self.proc: subprocess.Popen[bytes] | None = None  # none: grading goes on, the judge removes its folders
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-S", "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                [sys.executable, "-S", self.SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, start_new_session=True, env=python_env())
         except OSError:
             pass
@@ -50,13 +49,13 @@ class Keeper:
             cls._mine = cls()
         return cls._mine
 
-    def keep(self, path: Path) -> None:
+    def keep(self, path: os.PathLike[str]) -> None:
         self._say(b"+", path)
 
-    def forget(self, path: Path) -> None:
+    def forget(self, path: os.PathLike[str]) -> None:
         self._say(b"-", path)
 
-    def _say(self, what: bytes, path: Path) -> None:
+    def _say(self, what: bytes, path: os.PathLike[str]) -> None:
         """One message, NUL-terminated (no path holds a NUL), in one write of the pipe."""
         if self.proc is None or self.proc.stdin is None:
             return
@@ -76,6 +75,12 @@ def keep_until_closed(messages: io.BufferedIOBase) -> None:
         *complete, pending = (pending + chunk).split(b"\0")
         for message in complete:
             (left.add if message[:1] == b"+" else left.discard)(message[1:])
+    if not left:
+        return
+    from pathlib import Path
+
+    from grader.sandbox.folders import remove
+
     deadline = time.monotonic() + KEEPER_WAIT_S
     while left and time.monotonic() < deadline:
         for path in list(left):
