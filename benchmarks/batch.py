@@ -304,12 +304,12 @@ class TreeSampler:
 
 # --- the batch ------------------------------------------------------------------------------------
 
-def grade_command() -> list[str]:
-    """The console script beside this interpreter, else `python -m grader` (a venv made only to hold
-    nbclient has no script of its own, and `grade` on PATH may be a pyenv shim: a bash process and a
+def grade_command(python: str = sys.executable) -> list[str]:
+    """The console script beside this interpreter (or `python`), else `python -m grader` (a venv made only to
+    hold nbclient has no script of its own, and `grade` on PATH may be a pyenv shim: a bash process and a
     helper around the batch, counted in its time and its tree)."""
-    script = Path(sys.executable).parent / "grade"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "grader"]
+    script = Path(python).parent / "grade"
+    return [str(script)] if script.exists() else [python, "-m", "grader"]
 
 
 def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str, Any]:
@@ -685,8 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         "kernel": {"notebooks": [p.name for p in sample], "seconds": kernel},
         "summary": summarise(batches, kernel, n, cores, required),
     }
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    reporting.write_figures(figures, args.json)
     print_report(figures)
     return 0
 

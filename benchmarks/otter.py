@@ -510,8 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"otter-grader is not installed in {args.venv}: python benchmarks/otter.py --install [--venv PATH]")
         return 0
     figures = measure(args, args.venv)
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2, allow_nan=False), encoding="utf-8")
+    reporting.write_figures(figures, args.json)
     print_report(figures)
     return 0
 

@@ -2,7 +2,9 @@
 (a course's CI may run a benchmark without making its speed a gate)."""
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 
@@ -13,3 +15,9 @@ def run(main: Callable[[], Any]) -> NoReturn:
     except Exception as exc:  # it reports, it doesn't judge
         print(f"benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
     sys.exit(0)
+
+
+def write_figures(figures: Any, path: str | Path | None) -> None:
+    """The figures as strict JSON at `path`, where `--json` asked for them."""
+    if path:
+        Path(path).write_text(json.dumps(figures, indent=2, allow_nan=False), encoding="utf-8")
