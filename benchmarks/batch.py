@@ -312,6 +312,31 @@ def grade_command(python: str = sys.executable) -> list[str]:
     return [str(script)] if script.exists() else [python, "-m", "grader"]
 
 
+def children_cpu() -> float:
+    """User + sys of every child process waited for so far, and of the processes they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], log: Path, env: dict[str, str]) -> tuple[int, float]:
+    """Exit code and wall seconds, from spawn to exit, its output in the log."""
+    with log.open("wb") as sink:
+        started = time.perf_counter()
+        code = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, env=env).returncode
+    return code, time.perf_counter() - started
+
+
+def timed_batch(grade: list[str], folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str, Any]:
+    """One real `grade batch` into a fresh folder, so that it grades every submission again, timed from spawn to exit
+    with nothing sampling it (otter.py and kernel_turns.py take turns with it). PYTHONSAFEPATH: another checkout's
+    `python -m grader` run from this one would import this checkout's grader instead."""
+    command = [*grade, "batch", str(folder), "-e", exercise_set, "-o", str(out), "-j", str(jobs)]
+    cpu = children_cpu()
+    code, wall = timed(command, out.with_name(out.name + ".log"), dict(os.environ, NO_COLOR="1", PYTHONSAFEPATH="1"))
+    return {"command": command, "out": str(out), "exit_code": code, "wall_s": round(wall, 3),
+            "cpu_s": round(children_cpu() - cpu, 3)}
+
+
 def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str, Any]:
     """One real `grade batch`, timed from spawn to exit, its process tree sampled all along.
 
@@ -326,16 +351,15 @@ def run_batch(folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str
     log = out.with_name(out.name + ".log")
     env = dict(os.environ, NO_COLOR="1")
     with log.open("wb") as sink:
-        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_before = children_cpu()
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
         sampler = TreeSampler(process.pid)
         thread = sampler.start()
         code = process.wait()
         wall = time.perf_counter() - started
-        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         sampler.stop(thread)
-    cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
+    cpu = children_cpu() - cpu_before
     return {"set": exercise_set, "command": command, "exit_code": code, "wall_s": round(wall, 3),
             "cpu_s": round(cpu, 3),
             "log_tail": log.read_text(encoding="utf-8", errors="replace")[-2000:], "memory": sampler.figures(jobs)}

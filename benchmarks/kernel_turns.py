@@ -14,33 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import reporting
 from as_installed import compile_grader
-from batch import TARGET_SPEEDUP, check_run, generate_class, grade_command, kernel_sample, kernel_seconds
-
-
-def timed_batch(grade: list[str], folder: Path, exercise_set: str, out: Path, jobs: int) -> dict[str, Any]:
-    """One `grade batch` into a fresh folder, timed from spawn to exit, with nothing sampling it. PYTHONSAFEPATH: a
-    baseline's `python -m grader` run from a checkout would import that checkout's grader instead."""
-    command = [*grade, "batch", str(folder), "-e", exercise_set, "-o", str(out), "-j", str(jobs)]
-    env = dict(os.environ, NO_COLOR="1", PYTHONSAFEPATH="1")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with out.with_name(out.name + ".log").open("wb") as log:
-        started = time.perf_counter()
-        code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
-        wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"exit_code": code, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+from batch import (TARGET_SPEEDUP, check_run, generate_class, grade_command, kernel_sample, kernel_seconds,
+                   timed_batch)
 
 
 def rounds(graders: dict[str, list[str]], folder: Path, exercise_set: str, jobs: int, count: int,

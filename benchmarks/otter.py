@@ -32,7 +32,6 @@ import importlib.util
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -217,50 +216,28 @@ def assign(otter: Path, folder: Path, env: dict[str, str]) -> Path:
 
 # --- timing ---------------------------------------------------------------------------------------
 
-def children_cpu() -> float:
-    """User + sys of every child process waited for so far, and of the processes they waited for."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(command: list[str], log: Path, env: dict[str, str]) -> tuple[int, float]:
-    """Exit code and wall seconds, from spawn to exit, its output in the log."""
-    with log.open("wb") as sink:
-        started = time.perf_counter()
-        code = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, env=env).returncode
-    return code, time.perf_counter() - started
-
-
-def grade_turn(grade: list[str], folder: Path, out: Path, jobs: int) -> dict[str, Any]:
-    """One real `grade batch` into a fresh folder, so that it grades every submission again."""
-    command = [*grade, "batch", str(folder), "-e", EXERCISE_SET, "-o", str(out), "-j", str(jobs)]
-    cpu = children_cpu()
-    code, wall = timed(command, out.with_name(out.name + ".log"), dict(os.environ, NO_COLOR="1"))
-    return {"command": command, "out": str(out), "exit_code": code, "wall_s": round(wall, 3),
-            "cpu_s": round(children_cpu() - cpu, 3)}
-
-
-def otter_block(otter: Path, autograder: Path, notebooks: list[Path], out: Path, env: dict[str, str],
+def otter_block(batch: Any, otter: Path, autograder: Path, notebooks: list[Path], out: Path, env: dict[str, str],
                 jobs: int) -> dict[str, Any]:
     """`otter run` once per notebook, `jobs` at a time, each writing results.json into a folder of its own."""
     def run(notebook: Path) -> tuple[int, float]:
         folder = out / notebook.stem
         folder.mkdir(parents=True)
         command = [str(otter), "run", "-a", str(autograder), "-o", str(folder), "--no-logo", str(notebook)]
-        return timed(command, folder / "otter.log", env)
+        return batch.timed(command, folder / "otter.log", env)
 
-    cpu, started = children_cpu(), time.perf_counter()
+    cpu, started = batch.children_cpu(), time.perf_counter()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         runs = list(pool.map(run, notebooks))
     wall = time.perf_counter() - started
-    return {"submissions": len(notebooks), "wall_s": round(wall, 3), "cpu_s": round(children_cpu() - cpu, 3),
+    return {"submissions": len(notebooks), "wall_s": round(wall, 3), "cpu_s": round(batch.children_cpu() - cpu, 3),
             "run_s": [round(seconds, 3) for _, seconds in runs],
             "failed_runs": [nb.stem for nb, (code, _) in zip(notebooks, runs) if code != 0]}
 
 
-def take_turns(graders: dict[str, list[str]], classes: dict[int, Path], otter: Path, autograder: Path, out: Path,
-               env: dict[str, str], jobs: int) -> dict[str, Any]:
-    """Each grader's batches of each class size, then an otter block, and so on; the batches once more at the end."""
+def take_turns(batch: Any, graders: dict[str, list[str]], classes: dict[int, Path], otter: Path, autograder: Path,
+               out: Path, env: dict[str, str], jobs: int) -> dict[str, Any]:
+    """Each grader's batches of each class size (batch.py's timed_batch), then an otter block, and so on; the batches
+    once more at the end."""
     out.mkdir(parents=True)
     notebooks = sorted(classes[max(classes)].glob("*.ipynb"))
     block = min(classes)
@@ -269,10 +246,11 @@ def take_turns(graders: dict[str, list[str]], classes: dict[int, Path], otter: P
     for turn, start in enumerate([*range(0, len(notebooks), block), None]):
         for name, grade in graders.items():
             for size, folder in classes.items():
-                grade_runs[name][size].append(grade_turn(grade, folder, out / f"{name}-{size}-{turn}", jobs))
+                grade_runs[name][size].append(batch.timed_batch(grade, folder, EXERCISE_SET,
+                                                                out / f"{name}-{size}-{turn}", jobs))
         if start is not None:
-            blocks.append(otter_block(otter, autograder, notebooks[start:start + block], out / "otter", env,
-                                      jobs))
+            blocks.append(otter_block(batch, otter, autograder, notebooks[start:start + block], out / "otter",
+                                      env, jobs))
     return {**grade_runs, "otter_blocks": blocks}
 
 
@@ -472,7 +450,7 @@ def measure(args: argparse.Namespace, otter_venv: Path) -> dict[str, Any]:
             graders["baseline"] = [str(args.baseline), "-m", "grader"]
         for python in [sys.executable, *([str(args.baseline)] if args.baseline else [])]:
             compile_grader(python)
-        turns = take_turns(graders, classes, otter, autograder, work / "out", env, jobs)
+        turns = take_turns(batch, graders, classes, otter, autograder, work / "out", env, jobs)
         verdicts = compare(submissions, work / "out" / "otter", Path(turns["grade"][n][-1]["out"]), batch)
     per_size = per_submission(turns, sizes)
     baseline = per_submission(turns, sizes, "baseline") if args.baseline else None
