@@ -261,9 +261,10 @@ Model = Callable[[torch.Tensor, "str | None"], torch.Tensor]
 
 @dataclass(frozen=True)
 class Loaded:
-    """The judge's weights as loaded into a student's module: its model (with or without a bug), and what
-    the reference from solutions/ is built with and holds for the same weights."""
+    """The judge's weights for a student's module: what to load into it (`weights`, by its own names), its model
+    (with or without a bug), and what the reference from solutions/ is built with and holds for the same weights."""
 
+    weights: dict[str, torch.Tensor]
     model: Model
     args: tuple[Any, ...]
     state: dict[str, torch.Tensor]
@@ -271,8 +272,9 @@ class Loaded:
 
 
 def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Generator) -> Loaded | None:
-    """Put fresh weights into the student's module (by name, else by what each weight does); None when
-    they map to no role."""
+    """Fresh weights for the student's module, mapped to its own names (by name, else by what each weight does);
+    None when they map to no role. Not loaded yet: the caller loads them, with its first forward where it can (one
+    round trip for the two)."""
     params = module.info.get("parameters", [])
     args, projection = target.args, None
     if target.wrapper:
@@ -305,8 +307,7 @@ def load_weights(sb: SandboxClient, target: Target, module: Obj, rng: torch.Gene
         # reference computes for the same weights.
         reference = book_state(with_out_proj(roles) if target.out_proj else roles)
         args += (roles.q_b is not None,)
-    sb.load_state(module, state)
-    return Loaded(model, args, reference, projection)
+    return Loaded(state, model, args, reference, projection)
 
 
 def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, *, unsliced: bool = False) -> Msg:
@@ -319,6 +320,9 @@ def diagnose(sb: SandboxClient, target: Target, cls: Obj, rng: torch.Generator, 
     loaded = load_weights(sb, target, module, rng)
     if loaded is None:
         return Msg("mask.bug.unknown")
+    # Loaded on its own, not with the first forward: a load that raises ends the diagnosis, where a forward that
+    # raises only leaves its length out.
+    sb.load_state(module, loaded.weights)
     candidates, whole_right = list(BUGS), False
     # num_heads tokens first: the only length at which a missing split transpose still runs.
     for tokens in (target.num_heads, CONTEXT):
@@ -558,15 +562,19 @@ def reference(sb: SandboxClient, ref: object, rng: torch.Generator) -> Outcome:
             return failed("reference.unmapped", cls=target.name)
         if loaded.projection is not None:
             projections.append(loaded.projection)
-        for tokens in (target.num_heads, CONTEXT):  # num_heads first: a missing split transpose runs there
-            x = torch.randn(2, tokens, target.d_in, generator=rng)
+        # num_heads tokens first: a missing split transpose runs there. Loaded and run in one round trip; a length
+        # that raises is the failure once the lengths before it matched.
+        inputs = [torch.randn(2, tokens, target.d_in, generator=rng) for tokens in (target.num_heads, CONTEXT)]
+        outputs, raised = sb.forward_each(module, inputs, load_first=loaded.weights)
+        for x, got in zip(inputs, outputs):
             expected = reference_output(getattr(chapter3, target.name), loaded.args, loaded.state, x)
-            got = sb.forward(module, x)
             if not close(got, expected):
                 return failed_with_diagnosis(sb, target, cls, rng, "reference.mismatch",
                                              comparison(expected, got),
-                                             tokens=tokens,
+                                             tokens=x.shape[1],
                                              difference=difference(max_diff(got, expected), "mask.difference.largest"))
+        if raised is not None:
+            raise raised
         return None
 
     outcome = each_class(sb, rng, "reference.ok", judge, fresh=True)

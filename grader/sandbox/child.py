@@ -5,9 +5,6 @@ them and gets back plain data and tensor bytes (grader.wire). The child never de
 """
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import linecache
 import os
 import random
@@ -23,7 +20,7 @@ import torch
 from torch import nn
 
 from grader import wire
-from grader.sandbox import confine, inventory, isolation, limits, seccomp
+from grader.sandbox import confine, inventory, isolation, limits, package, seccomp
 
 MAX_TEXT = 2000
 
@@ -148,11 +145,9 @@ class Child:
         """The call, after `load_first` was loaded into the target (load_state) where it is given: one round
         trip for the two. A load that raises is answered as {"__unloaded__": why}, so the judge tells it
         from the call's own error."""
-        if load_first is not None:
-            try:
-                self.load_state(ref, load_first)
-            except Exception as exc:
-                return {"__unloaded__": self.error_info(exc)}
+        unloaded = self._load_first(ref, load_first)
+        if unloaded is not None:
+            return unloaded
         target = self.objects[ref]
         if isinstance(target, nn.Module):
             if eval_mode:
@@ -164,9 +159,14 @@ class Child:
         with torch.set_grad_enabled(grad):
             return self.export(fn(*args, **kwargs))
 
-    def forward_each(self, ref: int, inputs: list[Any]) -> dict[str, Any]:
+    def forward_each(self, ref: int, inputs: list[Any],
+                     load_first: dict[str, torch.Tensor] | None = None) -> dict[str, Any]:
         """The module called on each input in turn, as `call` calls it, in one round trip: the outputs up to the
-        first call that raises, and why that one raised (None where none did); the inputs after it are not run."""
+        first call that raises, and why that one raised (None where none did); the inputs after it are not run.
+        `load_first` is loaded before the first, as `call` loads it (a load that raises is answered as there)."""
+        unloaded = self._load_first(ref, load_first)
+        if unloaded is not None:
+            return unloaded
         outputs = []
         for x in inputs:
             try:
@@ -174,6 +174,15 @@ class Child:
             except BaseException as exc:  # as serve() answers one call that raises
                 return {"outputs": outputs, "raised": self.error_info(exc)}
         return {"outputs": outputs, "raised": None}
+
+    def _load_first(self, ref: int, tensors: dict[str, torch.Tensor] | None) -> dict[str, Any] | None:
+        """For a probe that loads before it calls: {"__unloaded__": why} where the load raised, else None."""
+        if tensors is not None:
+            try:
+                self.load_state(ref, tensors)
+            except Exception as exc:
+                return {"__unloaded__": self.error_info(exc)}
+        return None
 
     def load_state(self, ref: int, tensors: dict[str, torch.Tensor]) -> list[str]:
         """Copy the judge's tensors in, by the names the module's description gave them (held modules too)."""
@@ -330,28 +339,6 @@ def seed_torch(seed: int) -> None:
         torch.manual_seed(seed)
 
 
-class _PackageFinder(importlib.abc.MetaPathFinder):
-    """Finds the package the submission's folder is, under its name: the scratch folder holds the package's
-    files (its __init__.py and modules), so its __path__ is the scratch folder."""
-
-    def __init__(self, name: str, folder: str) -> None:
-        self.name, self.folder = name, folder
-
-    def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self.name:
-            return None
-        return importlib.util.spec_from_file_location(fullname, os.path.join(self.folder, "__init__.py"),
-                                                      submodule_search_locations=[self.folder])
-
-
-def run_as_package(namespace: dict[str, Any], name: str, folder: str) -> None:
-    """Run the cells as the module `name.main` runs under `python -m name.main`: a file of a package handed in
-    with its __init__.py and modules, whose `from .attention import CausalAttention` needs the package.
-    The package (its __init__.py) is imported as Python imports it, at the first import that needs it."""
-    sys.meta_path.insert(0, _PackageFinder(name, folder))
-    namespace["__package__"] = name
-
-
 def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
     """Bootstrap a fresh child, then serve probes until the judge closes the connection.
 
@@ -395,6 +382,6 @@ def start(sock: socket.socket, output: int, config: dict[str, Any]) -> None:
         active.append("seccomp")
     child = Child(sock, config["submission"])
     if config.get("package"):
-        run_as_package(child.namespace, config["package"], scratch)
+        package.run_as_package(child.namespace, config["package"], scratch)
     wire.send(sock, {"ok": True, "value": {"protections": active}})
     child.serve()

@@ -1,7 +1,8 @@
 """Probes asked together, in one round trip (grader.judge.asking): a load and the call after it (`load_first`), where
 the call sees the loaded weights and a load that raises is reported as load_state reports it, never as the call's
 own error; and one module on several inputs (`forward_each`), in order, stopping at the first that raises, with
-that input's label. A reply that does not fit what was asked is the submission's protocol failure."""
+that input's label, after a load of its own where one is given. A reply that does not fit what was asked is the
+submission's protocol failure."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -93,6 +94,21 @@ def test_the_first_input_that_raises_stops_the_rest(scale) -> None:
     assert raised is not None and raised.label == "Scale.forward (input (1, 4))"
     assert raised.detail["type"] == "ValueError"
     assert sandbox.forward(module, torch.zeros(1, 3)).tolist() == [[3.0] * 3]  # the third input never ran
+
+
+def test_each_input_sees_what_was_loaded_first(scale) -> None:
+    sandbox, module = scale
+    outputs, raised = sandbox.forward_each(module, [torch.ones(1, 3), torch.ones(1, 3)],
+                                           load_first={"weight": torch.tensor([1.0, 2.0, 3.0])})
+    assert raised is None and [out.tolist() for out in outputs] == [[[2.0, 3.0, 4.0]], [[3.0, 4.0, 5.0]]]
+
+
+def test_a_load_before_the_inputs_that_raises_is_the_loads_failure(scale) -> None:
+    sandbox, module = scale
+    with pytest.raises(StudentError) as raised:
+        sandbox.forward_each(module, [torch.ones(1, 3)], load_first={"weight": torch.zeros(4)})
+    assert raised.value.label == "loading weights into Scale" and raised.value.detail["type"] == "RuntimeError"
+    assert sandbox.forward(module, torch.zeros(1, 3)).tolist() == [[1.0] * 3]  # no input ran
 
 
 @pytest.mark.parametrize("scale", [FORGED], indirect=True)
