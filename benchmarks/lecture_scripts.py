@@ -17,11 +17,12 @@ import argparse
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from batch import grade_command
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = {  # each stand-in and the gpt exercises it holds
@@ -29,11 +30,6 @@ SCRIPTS = {  # each stand-in and the gpt exercises it holds
     "gpt.py": "gpt.tokenizer,gpt.split,gpt.batch,gpt.head",
 }
 TEXT = ROOT / "exercises" / "data" / "input.txt"
-
-
-def grade_command() -> list[str]:
-    script = Path(sys.executable).parent / "grade"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "grader"]
 
 
 def grade(script: str, exercises: str, timeout: float, folder: Path) -> dict[str, Any]:

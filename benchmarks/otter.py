@@ -447,7 +447,7 @@ def measure(args: argparse.Namespace, otter_venv: Path) -> dict[str, Any]:
         classes = {size: first_class(folder, size, work / f"class-{size}") for size in sizes[:-1]} | {n: folder}
         graders = {"grade": batch.grade_command()}
         if args.baseline:
-            graders["baseline"] = [str(args.baseline), "-m", "grader"]
+            graders["baseline"] = batch.grade_command(str(args.baseline))
         for python in [sys.executable, *([str(args.baseline)] if args.baseline else [])]:
             compile_grader(python)
         turns = take_turns(batch, graders, classes, otter, autograder, work / "out", env, jobs)
