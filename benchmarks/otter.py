@@ -159,8 +159,10 @@ def install(path: Path) -> None:
 
 
 def otter_env(path: Path) -> dict[str, str]:
-    """The environment of an activated venv: otter's kernel and a notebook's `!pip` find otter's python."""
-    return dict(os.environ, VIRTUAL_ENV=str(path), PATH=f"{venv_bin(path)}{os.pathsep}{os.environ.get('PATH', '')}")
+    """The environment of an activated venv: otter's kernel and a notebook's `!pip` find otter's python. Without
+    PYTHONPATH: with benchmarks/ on it, this file would be the `otter` that otter's own command imports."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    return dict(env, VIRTUAL_ENV=str(path), PATH=f"{venv_bin(path)}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def versions(path: Path) -> dict[str, str]:
